@@ -1,0 +1,127 @@
+"""The decider contract every game implements, and the small value types it speaks in.
+
+A game is a decider: `initial_state(config, seed)`, then `start` (the opening events, e.g. the first
+phase with its deadline), `decide(state, player, command, ctx) -> events` (raises a RuleViolation),
+`timeout(state, ctx) -> events` when the phase deadline passes, `evolve(state, event) -> state`, and
+`view`/`redact` so that nobody sees what the rules hide from them.
+
+Events are JSON-plain dicts with a "type" key (string keys, lists, ints, strs, bools, None): they are
+stored as they are, so what comes back from the store equals what went in. Resolution events carry a
+"trace": a list of plain-word lines naming the rule or ruling each step applied.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Json = Any  # JSON-plain value: dict[str, Json] | list[Json] | str | int | float | bool | None
+Event = dict[str, Json]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is looking: the host sees everything, a player their own secrets, a spectator the public."""
+
+    kind: str  # "host" | "player" | "spectator"
+    player: str | None = None
+
+    @staticmethod
+    def host() -> Viewer:
+        return Viewer("host")
+
+    @staticmethod
+    def spectator() -> Viewer:
+        return Viewer("spectator")
+
+    @staticmethod
+    def of(player: str) -> Viewer:
+        return Viewer("player", player)
+
+    @property
+    def is_host(self) -> bool:
+        return self.kind == "host"
+
+    def is_player(self, name: str) -> bool:
+        return self.kind == "player" and self.player == name
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a decision may use besides state and command: the time (recorded) and seeded dice."""
+
+    now: float  # seconds on the match clock, given by the caller; write it into events that need it
+    rng: random.Random  # derived from (seed, version); write every value drawn into the events
+    version: int = 0  # number of events in the match before this decision
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Where the match stands: the phase, who may still act, and when the phase ends."""
+
+    phase: str  # plain words, e.g. "round 3: auction 3 and placement 2"
+    awaiting: frozenset[str]  # players who may submit now
+    submitted: frozenset[str] = frozenset()  # players with a submission in this phase
+    deadline: float | None = None  # match-clock seconds at which `timeout` applies
+    finished: bool = False
+    binding: bool = False  # True when the first submission is final (Cookoff)
+
+
+class Game(Protocol):
+    """One module-level object per game implements this (see engine/<game>/__init__.py: GAME)."""
+
+    name: str  # as in the API and CLI, e.g. "last-gathering"
+    rules_version: str  # bump when a rules fix may change outcomes (recorded in every match)
+    command_types: tuple[type, ...]  # frozen dataclasses; names match the protobuf messages
+
+    def default_config(self, players: Sequence[str]) -> dict[str, Json]: ...
+
+    def initial_state(self, config: Mapping[str, Json], seed: int) -> Any:
+        """Validate `config` (raise InvalidConfig) and build the state before any event."""
+        ...
+
+    def start(self, state: Any, ctx: Context) -> list[Event]:
+        """The events that open the match (first phase, its deadline, first reveals)."""
+        ...
+
+    def parse(self, state: Any, player: str, text: str) -> Any:
+        """A text submission in the rule text's words -> one command; MalformedCommand quotes the part
+        not understood and shows the expected form."""
+        ...
+
+    def format(self, command: Any) -> str:
+        """A command back to text that `parse` accepts (transcripts round-trip through this)."""
+        ...
+
+    def decide(self, state: Any, player: str, command: Any, ctx: Context) -> list[Event]:
+        """Events for an accepted command; raise RuleViolation (with the rule) when illegal now.
+        When the command completes a phase (everyone submitted), include its resolution."""
+        ...
+
+    def timeout(self, state: Any, ctx: Context) -> list[Event]:
+        """The phase deadline passed (ctx.now is the deadline): apply the defaults and resolve."""
+        ...
+
+    def evolve(self, state: Any, event: Event) -> Any: ...
+
+    def status(self, state: Any) -> Status: ...
+
+    def players(self, state: Any) -> tuple[str, ...]: ...
+
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Json]:
+        """What `viewer` may see now; JSON-plain."""
+        ...
+
+    def redact(self, state: Any, event: Event, viewer: Viewer) -> Event | None:
+        """`event` as `viewer` may see it (state is the state before it), or None to hide it whole."""
+        ...
+
+    def explain(self, event: Event) -> list[str]:
+        """Plain-word lines that justify a resolution event (usually its "trace"); [] if none."""
+        ...
+
+    def results(self, state: Any) -> dict[str, Json]:
+        """{"results": [{"player", "rank", "score", ...}], ...game extras}; ranks only once finished."""
+        ...

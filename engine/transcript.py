@@ -1,0 +1,98 @@
+"""Transcripts: a match as text lines, played in process (`matchctl simulate`) and written back out.
+
+A script line is `PLAYER: text command`; `#` starts a comment; `---` ends the current phase at its
+deadline (whoever has not submitted gets the default); `@ +N` moves the match clock on N seconds,
+applying any deadline passed on the way. A phase also ends as soon as the game's rules say it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.contract import Game, Json
+from engine.errors import GameError
+from engine.match import LocalMatch
+
+
+class ScriptError(Exception):
+    """A script line that could not be played; names the line and what the game said."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One recorded step of a match, for writing a transcript back out."""
+
+    at: float
+    player: str | None  # None for a deadline that passed
+    command: Any = None
+
+
+def build_config(game: Game, players: Sequence[str], overrides: Mapping[str, Json] | None) -> dict[str, Json]:
+    config = game.default_config(players)
+    config.update(overrides or {})
+    return config
+
+
+def play_script(game: Game, match: LocalMatch, lines: Iterable[str]) -> LocalMatch:
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            if line == "---":
+                match.expire()
+            elif line.startswith("@"):
+                match.advance(float(line[1:].strip().lstrip("+")))
+            elif ":" in line:
+                player, text = (part.strip() for part in line.split(":", 1))
+                match.submit_text(player, text)
+            else:
+                raise ScriptError(f"line {number}: expected 'PLAYER: text', '---' or '@ +N': {raw.strip()!r}")
+        except (GameError, ValueError) as exc:
+            raise ScriptError(f"line {number}: {raw.strip()!r}: {exc}") from exc
+    return match
+
+
+def simulate(
+    game: Game,
+    players: Sequence[str],
+    seed: int,
+    lines: Iterable[str],
+    overrides: Mapping[str, Json] | None = None,
+) -> dict[str, Json]:
+    match = LocalMatch(game, build_config(game, players, overrides), seed)
+    play_script(game, match, lines)
+    return summary(game, match.state, seed, len(match.events))
+
+
+def summary(game: Game, state: Any, seed: int, version: int) -> dict[str, Json]:
+    status = game.status(state)
+    out: dict[str, Json] = {
+        "game": game.name,
+        "seed": seed,
+        "players": list(game.players(state)),
+        "finished": status.finished,
+        "phase": status.phase,
+        "events": version,
+    }
+    out.update(game.results(state))
+    return out
+
+
+def write_script(game: Game, steps: Iterable[Step], start: float = 0.0) -> list[str]:
+    """Lines that `play_script` replays into the same match."""
+    lines: list[str] = []
+    clock = start
+    for step in steps:
+        if step.player is None:
+            lines.append("---")
+            clock = step.at
+            continue
+        if step.at > clock:
+            gap = step.at - clock
+            lines.append(f"@ +{int(gap) if gap == int(gap) else gap}")
+            clock = step.at
+        lines.append(f"{step.player}: {game.format(step.command)}")
+    return lines
