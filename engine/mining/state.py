@@ -1,0 +1,142 @@
+"""The match state (frozen) and its JSON-plain snapshots, as written into resolution events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.contract import Json
+from engine.mining.commands import Move, Orders, Setup, Start, Upgrade
+from engine.mining.config import COLOURS, RESOURCES, ROLES, Config
+
+Pile = tuple[int, int, int, int, int]  # gold, r, b, y, g
+
+
+@dataclass(frozen=True, slots=True)
+class Miner:
+    role: str  # b c p s t
+    space: int  # 0 before the set-up resolves
+    levels: tuple[int, int, int, int] = (0, 0, 0, 0)  # Scavenging r, Exposure b, Dexterity y, Friendship g
+
+    def level(self, colour: str) -> int:
+        return self.levels[COLOURS.index(colour)]
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    name: str
+    gold: int
+    crystals: tuple[int, int, int, int]  # r, b, y, g
+    garnets: int
+    replacements: int = 0  # crystals replaced by garnets so far (MN-4 prices)
+    miners: tuple[Miner, ...] = tuple(Miner(role, 0) for role in ROLES)
+
+    def miner(self, role: str) -> Miner:
+        return self.miners[ROLES.index(role)]
+
+    def crystal(self, colour: str) -> int:
+        return self.crystals[COLOURS.index(colour)]
+
+
+@dataclass(frozen=True, slots=True)
+class Final:
+    """The end of the match (MN-5), as recorded in the match_finished event."""
+
+    tokens: tuple[tuple[str, int], ...]
+    candidates: tuple[str, ...]
+    garnets_earned: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    config: Config
+    seed: int
+    players: tuple[Player, ...]
+    piles: tuple[Pile, ...]
+    phase: str = "created"  # created | setup | round | finished
+    round: int = 0
+    deadline: float | None = None
+    pending: tuple[tuple[str, Setup | Orders], ...] = ()  # sealed submissions of the open phase
+    final: Final | None = None
+    last_resolution: dict[str, Json] | None = field(default=None, compare=False)
+
+    def player(self, name: str) -> Player:
+        for player in self.players:
+            if player.name == name:
+                return player
+        raise KeyError(name)
+
+    def pending_of(self, name: str) -> Setup | Orders | None:
+        for who, command in self.pending:
+            if who == name:
+                return command
+        return None
+
+
+def miner_name(player: str, role: str) -> str:
+    """The text's naming: the player and the role letter, e.g. Liridium-T."""
+    return f"{player}-{role.upper()}"
+
+
+def pile_json(pile: Sequence[int]) -> dict[str, Json]:
+    return dict(zip(RESOURCES, pile, strict=True))
+
+
+def pile_from(data: dict[str, Json]) -> Pile:
+    return (data["gold"], data["r"], data["b"], data["y"], data["g"])
+
+
+def player_json(player: Player) -> dict[str, Json]:
+    return {
+        "name": player.name,
+        "gold": player.gold,
+        "crystals": dict(zip(COLOURS, player.crystals, strict=True)),
+        "garnets": player.garnets,
+        "replacements": player.replacements,
+        "miners": {
+            m.role: {"space": m.space, "levels": dict(zip(COLOURS, m.levels, strict=True))} for m in player.miners
+        },
+    }
+
+
+def player_from(data: dict[str, Json]) -> Player:
+    crystals = data["crystals"]
+    miners = data["miners"]
+    return Player(
+        name=data["name"],
+        gold=data["gold"],
+        crystals=(crystals["r"], crystals["b"], crystals["y"], crystals["g"]),
+        garnets=data["garnets"],
+        replacements=data["replacements"],
+        miners=tuple(
+            Miner(role, miners[role]["space"], tuple(miners[role]["levels"][c] for c in COLOURS))  # type: ignore[arg-type]
+            for role in ROLES
+        ),
+    )
+
+
+def setup_json(command: Setup) -> dict[str, Json]:
+    return {"starts": {s.miner: s.space for s in command.starts}, "end_early": command.end_early}
+
+
+def setup_from(data: dict[str, Json]) -> Setup:
+    starts = tuple(Start(role, space) for role, space in data["starts"].items())
+    return Setup(starts, bool(data["end_early"]))
+
+
+def orders_json(command: Orders) -> dict[str, Json]:
+    return {
+        "moves": {m.miner: m.steps for m in command.moves},
+        "upgrades": [[u.miner, u.crystal] for u in command.upgrades],
+        "bully": command.bully,
+        "end_early": command.end_early,
+    }
+
+
+def orders_from(data: dict[str, Json]) -> Orders:
+    return Orders(
+        moves=tuple(Move(role, steps) for role, steps in data["moves"].items()),
+        upgrades=tuple(Upgrade(miner, crystal) for miner, crystal in data["upgrades"]),
+        bully=bool(data["bully"]),
+        end_early=bool(data["end_early"]),
+    )
