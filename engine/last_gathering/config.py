@@ -1,0 +1,153 @@
+"""Match configuration: players, garnets, tiebreak order, frames, tile supply, rounds, durations.
+
+Everything data-like is configuration with the rulings' values as defaults (LG-4 frames, LG-11 garnets
+and order), so a host can load the original values when they have them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from engine.contract import Json
+from engine.errors import InvalidConfig
+
+KINDS: tuple[str, ...] = ("end", "straight", "bend", "junction", "cross")
+SIDES: tuple[str, ...] = ("N", "E", "S", "W")
+FRAME_SPOKES: tuple[str, ...] = tuple(f"{side}{pos}" for side in SIDES for pos in range(1, 5))
+
+# LG-4: six default frames standing in for the lost pictures.
+DEFAULT_FRAMES: dict[str, list[str]] = {
+    "F1": [],
+    "F2": list(FRAME_SPOKES),
+    "F3": [f"{side}{pos}" for side in SIDES for pos in (1, 4)],
+    "F4": [f"{side}{pos}" for side in SIDES for pos in (2, 3)],
+    "F5": [f"{side}{pos}" for side in ("N", "S") for pos in range(1, 5)],
+    "F6": [f"{side}1" for side in SIDES],
+}
+DEFAULT_STARTING_GARNETS = 20  # project ruling LG-P1: the text's garnet counts are not given
+HOUR = 3600
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    players: tuple[str, ...]
+    starting_garnets: tuple[int, ...]  # by player index
+    tiebreak_order: tuple[str, ...]
+    frames: tuple[tuple[str, frozenset[str]], ...]  # (name, frame spokes such as "N1"), offered order
+    supply: tuple[tuple[str, int], ...]  # (kind, times it may be won)
+    rounds: int
+    first_frame_round_seconds: float
+    frame_round_seconds: float
+    step_seconds: float
+
+    def index(self, player: str) -> int:
+        return self.players.index(player)
+
+    def frame_spokes(self, name: str) -> frozenset[str]:
+        return dict(self.frames)[name]
+
+    @property
+    def frame_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.frames)
+
+    @property
+    def steps(self) -> int:
+        """Step t resolves auction t (t <= rounds) and placement t-1 (t >= 2), LG-8."""
+        return self.rounds + 1
+
+
+def default_config(players: Sequence[str]) -> dict[str, Json]:
+    return {
+        "players": list(players),
+        "starting_garnets": {p: DEFAULT_STARTING_GARNETS for p in players},
+        "tiebreak_order": None,  # None: by starting garnets, highest first, then the order given
+        "frames": {name: list(spokes) for name, spokes in DEFAULT_FRAMES.items()},
+        "tile_supply": {kind: 4 for kind in KINDS},
+        "rounds": 15,
+        "first_frame_round_seconds": 54 * HOUR,
+        "frame_round_seconds": 24 * HOUR,
+        "step_seconds": 24 * HOUR,
+    }
+
+
+def _int(value: Json, what: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidConfig(f"{what} must be a whole number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise InvalidConfig(f"{what} must be {bound}, got {value}")
+    return value
+
+
+def _seconds(value: Json, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InvalidConfig(f"{what} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def parse_config(raw: Mapping[str, Json]) -> Config:
+    known = set(default_config([]))
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise InvalidConfig(f"unknown configuration keys: {', '.join(unknown)}")
+    if "players" not in raw:
+        raise InvalidConfig("the configuration must name the players")
+    merged = default_config(list(raw["players"]) if isinstance(raw["players"], list) else [])
+    merged.update(raw)
+    players = merged["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+        raise InvalidConfig("players must be a list of non-empty names")
+    if not 2 <= len(players) <= 6:
+        raise InvalidConfig(f"The Last Gathering is played by 2 to 6 players, got {len(players)}")
+    if len(set(players)) != len(players):
+        raise InvalidConfig("player names must be distinct")
+
+    garnets_raw = merged["starting_garnets"]
+    if isinstance(garnets_raw, int) and not isinstance(garnets_raw, bool):
+        garnets_raw = {p: garnets_raw for p in players}
+    if not isinstance(garnets_raw, dict) or set(garnets_raw) != set(players):
+        raise InvalidConfig("starting_garnets must give a number for every player (or one number for all)")
+    garnets = tuple(_int(garnets_raw[p], f"starting garnets of {p}", 0) for p in players)
+
+    order_raw = merged["tiebreak_order"]
+    if order_raw is None:
+        # LG-11 / rule text: highest starting garnets first, then the order given.
+        order = tuple(sorted(players, key=lambda p: -garnets[players.index(p)]))
+    else:
+        if not isinstance(order_raw, list) or sorted(order_raw) != sorted(players):
+            raise InvalidConfig("tiebreak_order must list every player exactly once")
+        order = tuple(order_raw)
+
+    frames_raw = merged["frames"]
+    if not isinstance(frames_raw, dict) or not frames_raw:
+        raise InvalidConfig("frames must map frame names to lists of frame spokes such as 'N1'")
+    frames: list[tuple[str, frozenset[str]]] = []
+    for name, spokes in frames_raw.items():
+        if not isinstance(spokes, list) or not all(s in FRAME_SPOKES for s in spokes):
+            raise InvalidConfig(
+                f"frame {name!r} must be a list of frame spokes N1-N4, E1-E4, S1-S4, W1-W4, got {spokes!r}"
+            )
+        frames.append((str(name), frozenset(spokes)))
+    if len(frames) < len(players):
+        raise InvalidConfig(f"{len(players)} players need at least {len(players)} frames, got {len(frames)}")
+
+    supply_raw = merged["tile_supply"]
+    if not isinstance(supply_raw, dict) or set(supply_raw) != set(KINDS):
+        raise InvalidConfig(f"tile_supply must give a count for each kind: {', '.join(KINDS)}")
+    supply = tuple((kind, _int(supply_raw[kind], f"tile supply of {kind}", 0)) for kind in KINDS)
+    rounds = _int(merged["rounds"], "rounds", 1, 15)
+    if sum(count for _, count in supply) < rounds:
+        raise InvalidConfig(f"the tile supply must allow at least {rounds} tiles to be won")
+
+    return Config(
+        players=tuple(players),
+        starting_garnets=garnets,
+        tiebreak_order=order,
+        frames=tuple(frames),
+        supply=supply,
+        rounds=rounds,
+        first_frame_round_seconds=_seconds(merged["first_frame_round_seconds"], "first_frame_round_seconds"),
+        frame_round_seconds=_seconds(merged["frame_round_seconds"], "frame_round_seconds"),
+        step_seconds=_seconds(merged["step_seconds"], "step_seconds"),
+    )

@@ -1,0 +1,96 @@
+"""The match state: a frozen value folded from events (see rules.evolve)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.last_gathering.board import EMPTY_BOARD, Board, Tile
+from engine.last_gathering.commands import FrameBid, Placement, TileBid
+from engine.last_gathering.config import Config
+
+SETUP, FRAMES, STEPS, OVER = "setup", "frames", "steps", "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A player's sealed orders in the current phase (LG-10: the last submission counts)."""
+
+    frame_bid: FrameBid | None = None
+    tile_bid: TileBid | None = None
+    placement: Placement | None = None
+    end_early: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    name: str
+    garnets: int
+    frame: str | None = None
+    board: Board = EMPTY_BOARD
+    pending: Pending = Pending()
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    config: Config
+    seed: int
+    players: tuple[PlayerState, ...]
+    order: tuple[str, ...]  # the tiebreak order, earliest wins ties
+    supply: tuple[tuple[str, int], ...]  # (kind, times it may still be won)
+    phase: str = SETUP
+    frame_round: int = 0
+    step: int = 0
+    deadline: float | None = None
+    tile_to_place: Tile | None = None  # won at the previous auction, placed in this step
+    last_resolution: dict[str, Any] | None = None  # public summary of the last resolution
+    final: dict[str, Any] | None = None  # scores and ranking once over
+
+    def player(self, name: str) -> PlayerState:
+        return self.players[self.config.index(name)]
+
+    def with_player(self, player: PlayerState) -> State:
+        index = self.config.index(player.name)
+        return replace(self, players=self.players[:index] + (player,) + self.players[index + 1 :])
+
+    def left(self, kind: str) -> int:
+        return dict(self.supply)[kind]
+
+    @property
+    def available_kinds(self) -> tuple[str, ...]:
+        return tuple(kind for kind, count in self.supply if count > 0)
+
+    @property
+    def claimed_frames(self) -> frozenset[str]:
+        return frozenset(p.frame for p in self.players if p.frame is not None)
+
+    @property
+    def open_frames(self) -> tuple[str, ...]:
+        return tuple(name for name in self.config.frame_names if name not in self.claimed_frames)
+
+    @property
+    def auction_open(self) -> bool:
+        return self.phase == STEPS and self.step <= self.config.rounds
+
+    @property
+    def placement_open(self) -> bool:
+        return self.phase == STEPS and self.step >= 2
+
+    def acting(self) -> tuple[str, ...]:
+        """Players who take part in the current phase."""
+        if self.phase == FRAMES:
+            return tuple(p.name for p in self.players if p.frame is None)
+        if self.phase == STEPS:
+            return self.config.players
+        return ()
+
+    def complete(self, name: str) -> bool:
+        """Has this player every order the current phase needs (LG-10)?"""
+        pending = self.player(name).pending
+        if self.phase == FRAMES:
+            return pending.frame_bid is not None
+        if self.phase == STEPS:
+            bid_ok = pending.tile_bid is not None or not self.auction_open
+            place_ok = pending.placement is not None or not self.placement_open
+            return bid_ok and place_ok
+        return False
