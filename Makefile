@@ -17,7 +17,7 @@ $(INSTALLED): pyproject.toml
 # Generated code (with typed stubs) comes from protos/, never edited by hand.
 $(GENERATED): $(PROTOS) $(INSTALLED)
 	rm -rf matchserver
-	$(PY) -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
 	touch matchserver/__init__.py matchserver/v1/__init__.py
 	touch $@
 

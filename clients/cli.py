@@ -1,0 +1,285 @@
+"""`matchctl`: the host and player command line for matchserver.
+
+Every command that talks to a server takes --server (default 127.0.0.1:50051). Tokens it is given or
+creates are kept in a local credentials file and used by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from clients.bots import bot_names, get_bot
+from clients.client import MatchClient
+from clients.credentials import Credentials
+from clients.play import BotSeat, play
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+DEFAULT_SEATS = {"last-gathering": 4, "cookoff": 2, "mining": 5}
+
+
+def _config(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    path = Path(text)
+    value = json.loads(path.read_text() if path.exists() else text)
+    if not isinstance(value, dict):
+        raise SystemExit("--config must be a JSON object (or a file holding one)")
+    return value
+
+
+def _token(args: argparse.Namespace, creds: Credentials, match_id: str) -> str | None:
+    """The token for --as: a player's, 'host' (host or admin), 'spectator' (none); default host if known."""
+    who = getattr(args, "as_", None)
+    if getattr(args, "token", None):
+        return str(args.token)
+    if who == "spectator":
+        return None
+    if who and who != "host":
+        token = creds.player(args.server, match_id, who)
+        if token is None:
+            raise SystemExit(f"no token for {who} on this match; run `matchctl join {match_id} {who}` first")
+        return token
+    return creds.host(args.server, match_id) or creds.admin(args.server, args.var)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, sort_keys=True))
+
+
+def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    reply = client.create(args.game, args.players.split(","), args.seed, _config(args.config))
+    creds.set_host(args.server, reply.match_id, reply.host_token)
+    print(reply.match_id)
+    return 0
+
+
+def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    host = creds.host(args.server, args.match) or creds.admin(args.server, args.var)
+    token = client.join(args.match, args.player, args.token or host)
+    creds.set_player(args.server, args.match, args.player, token)
+    print(f"joined {args.match} as {args.player}; token saved in {creds.path}")
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    token = _token(args, creds, args.match)
+    if token is None:
+        raise SystemExit("submit needs --as PLAYER (a joined player)")
+    reply = client.submit(args.match, token, text=" ".join(args.text), player=args.as_ or "")
+    print(f"accepted at version {reply.version}; phase: {reply.status.phase}")
+    return 0
+
+
+def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    state = client.state(args.match, _token(args, creds, args.match), args.at)
+    _print_json(
+        {
+            "match": state.match_id,
+            "game": state.game,
+            "version": state.version,
+            "viewer": state.viewer,
+            "phase": state.status.phase,
+            "awaiting": list(state.status.awaiting),
+            "finished": state.status.finished,
+            "deadline": state.status.deadline if state.status.HasField("deadline") else None,
+            "view": state.view,
+            **({"results": state.results.get("results")} if state.status.finished else {}),
+        }
+    )
+    return 0
+
+
+def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    for event in client.history(args.match, _token(args, creds, args.match)):
+        mark = " (retracted)" if event.retracted else ""
+        print(f"{event.version:5d} {event.kind:8s} {event.type}{mark} {event.json}")
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    try:
+        for update in client.subscribe(args.match, _token(args, creds, args.match), args.from_version):
+            event = update.event
+            print(f"{event.version:5d} {event.kind:8s} {event.type} {event.json}", flush=True)
+            if update.HasField("rolled_back_to"):
+                print(f"      rolled back to {update.rolled_back_to}", flush=True)
+            if update.status.finished and args.until_finished:
+                return 0
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    for match in client.list_matches():
+        state = "finished" if match.finished else match.phase
+        print(f"{match.match_id}  {match.game:15s} v{match.version:<5d} {','.join(match.players)}  {state}")
+    return 0
+
+
+def cmd_end_phase(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    token = _token(args, creds, args.match)
+    if token is None:
+        raise SystemExit("ending a phase needs the host's token")
+    reply = client.force_phase_end(args.match, token, args.reason)
+    print(f"phase ended at version {reply.version}; now: {reply.status.phase}")
+    return 0
+
+
+def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    names = bot_names(args.game)
+    chosen = args.bots.split(",") if args.bots else list(names)
+    players = args.players.split(",") if args.players else None
+    if players is None:
+        players = [f"bot{i + 1}" for i in range(args.count or DEFAULT_SEATS.get(args.game, 2))]
+    created = client.create(args.game, players, args.seed, _config(args.config))
+    creds.set_host(args.server, created.match_id, created.host_token)
+    rng = random.Random(args.seed)
+    seats = {}
+    for index, player in enumerate(players):
+        token = client.join(created.match_id, player)
+        creds.set_player(args.server, created.match_id, player, token)
+        bot_name = chosen[index % len(chosen)]
+        seats[player] = BotSeat(player, token, get_bot(args.game, bot_name), random.Random(rng.random()))
+        print(f"{player}: {bot_name}", file=sys.stderr)
+    final = play(client, created.match_id, created.host_token, seats, log=_log if args.verbose else lambda _: None)
+    _print_json({"match": created.match_id, "game": args.game, "finished": final.status.finished, **final.results})
+    return 0 if final.status.finished else 1
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from engine.registry import get_game
+    from engine.transcript import ScriptError, simulate
+
+    game = get_game(args.game)
+    lines = Path(args.script).read_text().splitlines() if args.script != "-" else sys.stdin.read().splitlines()
+    try:
+        result = simulate(game, args.players.split(","), args.seed, lines, _config(args.config))
+    except ScriptError as exc:
+        print(f"matchctl simulate: {exc}", file=sys.stderr)
+        return 2
+    _print_json(result)
+    return 0
+
+
+def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    from engine import codec
+    from engine.registry import get_game
+    from engine.transcript import Step, write_script
+
+    token = _token(args, creds, args.match)
+    events = client.history(args.match, token)
+    records = [(event, json.loads(event.json)) for event in events]
+    header = records[0][1]
+    if "seed" not in header:
+        raise SystemExit("a transcript needs the host's view of the history (the seed); use the host token")
+    game = get_game(header["game"])
+    steps: list[Step] = []
+    start = float(header.get("at") or 0.0)
+    for event, record in records:
+        cause = record.get("cause")
+        if event.retracted or record["kind"] != "game" or not cause or cause.get("start"):
+            continue
+        if cause.get("timeout"):
+            steps.append(Step(record["at"] - start, None))
+        elif "command" in cause:
+            steps.append(
+                Step(record["at"] - start, cause["actor"], codec.from_json(game.command_types, cause["command"]))
+            )
+    print(f"# game={game.name} seed={header['seed']} players={','.join(header['players'])}")
+    for line in write_script(game, steps):
+        print(line)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="matchctl", description=__doc__)
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
+    parser.add_argument("--var", default="var", help="the server's data folder, for its admin token")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def with_match(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("match")
+        p.add_argument("--as", dest="as_", help="PLAYER, host or spectator (default: host if known)")
+        p.add_argument("--token", help="use this token instead of the saved ones")
+        return p
+
+    p = sub.add_parser("create", help="create a match; you become its host")
+    p.add_argument("game")
+    p.add_argument("--players", required=True, help="comma-separated seat names")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--config", help="JSON object or file of configuration overrides")
+    p = sub.add_parser("join", help="claim a seat; saves the player token")
+    p.add_argument("match")
+    p.add_argument("player")
+    p.add_argument("--token")
+    p = with_match("submit", "submit a text command as a player")
+    p.add_argument("text", nargs="+")
+    p = with_match("state", "the match as you may see it")
+    p.add_argument("--at", type=int, help="a past version")
+    with_match("history", "the event log as you may see it")
+    p = with_match("watch", "follow the match live")
+    p.add_argument("--from", dest="from_version", type=int, default=0)
+    p.add_argument("--until-finished", action="store_true")
+    sub.add_parser("list", help="the matches on the server")
+    p = with_match("end-phase", "host: end the current phase now (defaults apply)")
+    p.add_argument("--reason", default="ended by the host")
+    with_match("transcript", "write a recorded match as a transcript (PLAYER: text lines)")
+    p = sub.add_parser("play-bots", help="create a match and play it with example bots over gRPC")
+    p.add_argument("--game", required=True)
+    p.add_argument("--players", help="comma-separated seat names (default: the game's default count)")
+    p.add_argument("--count", type=int, help="number of seats (default: the game's usual count)")
+    p.add_argument("--bots", help="comma-separated bot names, assigned round-robin")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--config", help="JSON object or file of configuration overrides")
+    p.add_argument("--verbose", "-v", action="store_true")
+    p = sub.add_parser("simulate", help="play a transcript in process (no server) and print the result JSON")
+    p.add_argument("--game", required=True)
+    p.add_argument("--players", required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--config")
+    p.add_argument("--script", required=True, help="file of PLAYER: text lines, or - for stdin")
+    return parser
+
+
+COMMANDS = {
+    "create": cmd_create,
+    "join": cmd_join,
+    "submit": cmd_submit,
+    "state": cmd_state,
+    "history": cmd_history,
+    "watch": cmd_watch,
+    "list": cmd_list,
+    "end-phase": cmd_end_phase,
+    "play-bots": cmd_play_bots,
+    "transcript": cmd_transcript,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "simulate":
+        return cmd_simulate(args)
+    creds = Credentials()
+    with MatchClient(args.server) as client:
+        try:
+            return COMMANDS[args.command](args, client, creds)
+        except grpc.RpcError as exc:
+            print(f"matchctl: {exc.code().name}: {exc.details()}", file=sys.stderr)
+            return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""A thin, synchronous Python client for matchserver over the generated stubs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from matchserver.v1 import matchserver_pb2 as pb
+from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
+
+
+@dataclass(frozen=True)
+class State:
+    match_id: str
+    game: str
+    version: int
+    view: dict[str, Any]
+    status: pb.Status
+    viewer: str
+    players: list[str]
+    results: dict[str, Any]
+
+
+class MatchClient:
+    def __init__(self, address: str, timeout: float = 30.0) -> None:
+        self.address = address
+        self.timeout = timeout
+        self.channel = grpc.insecure_channel(address)
+        self.stub = pb_grpc.MatchServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> MatchClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def _auth(token: str | None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {token}")] if token else []
+
+    def create(
+        self, game: str, players: list[str], seed: int | None = None, config: dict[str, Any] | None = None
+    ) -> pb.CreateMatchResponse:
+        request = pb.CreateMatchRequest(game=game, players=players, config_json=json.dumps(config or {}))
+        if seed is not None:
+            request.seed = seed
+        response: pb.CreateMatchResponse = self.stub.CreateMatch(request, timeout=self.timeout)
+        return response
+
+    def join(self, match_id: str, player: str, token: str | None = None) -> str:
+        response = self.stub.JoinMatch(
+            pb.JoinMatchRequest(match_id=match_id, player=player), metadata=self._auth(token), timeout=self.timeout
+        )
+        return str(response.player_token)
+
+    def submit(
+        self,
+        match_id: str,
+        token: str,
+        text: str | None = None,
+        typed: pb.GameCommand | None = None,
+        player: str = "",
+        expected_version: int | None = None,
+    ) -> pb.SubmitResponse:
+        request = pb.SubmitRequest(match_id=match_id, player=player)
+        if text is not None:
+            request.text = text
+        if typed is not None:
+            request.typed.CopyFrom(typed)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        response: pb.SubmitResponse = self.stub.Submit(request, metadata=self._auth(token), timeout=self.timeout)
+        return response
+
+    def force_phase_end(self, match_id: str, token: str, reason: str = "") -> pb.SubmitResponse:
+        response: pb.SubmitResponse = self.stub.ForcePhaseEnd(
+            pb.ForcePhaseEndRequest(match_id=match_id, reason=reason), metadata=self._auth(token), timeout=self.timeout
+        )
+        return response
+
+    def state(self, match_id: str, token: str | None = None, at: int | None = None) -> State:
+        request = pb.GetStateRequest(match_id=match_id)
+        if at is not None:
+            request.at_version = at
+        reply = self.stub.GetState(request, metadata=self._auth(token), timeout=self.timeout)
+        return State(
+            match_id=reply.match_id,
+            game=reply.game,
+            version=reply.version,
+            view=json.loads(reply.view_json or "{}"),
+            status=reply.status,
+            viewer=reply.viewer,
+            players=list(reply.players),
+            results=json.loads(reply.results_json or "{}"),
+        )
+
+    def history(self, match_id: str, token: str | None = None) -> list[pb.Event]:
+        reply = self.stub.History(
+            pb.HistoryRequest(match_id=match_id), metadata=self._auth(token), timeout=self.timeout
+        )
+        return list(reply.events)
+
+    def subscribe(self, match_id: str, token: str | None = None, from_version: int = 0) -> Iterator[pb.Update]:
+        """Updates after `from_version`; resume after a disconnect with the last version seen."""
+        stream: Iterator[pb.Update] = self.stub.Subscribe(
+            pb.SubscribeRequest(match_id=match_id, from_version=from_version), metadata=self._auth(token)
+        )
+        return stream
+
+    def list_matches(self) -> list[pb.MatchSummary]:
+        return list(self.stub.ListMatches(pb.ListMatchesRequest(), timeout=self.timeout).matches)

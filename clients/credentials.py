@@ -1,0 +1,63 @@
+"""The local credentials file of `matchctl`: the admin, host and player tokens it was given or made.
+
+Default `~/.config/matchctl/credentials.json` (or $MATCHCTL_CREDENTIALS), readable by its owner only.
+The server's admin token is also read from the server's `var/admin.token` when it is on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def default_path() -> Path:
+    configured = os.environ.get("MATCHCTL_CREDENTIALS")
+    return Path(configured) if configured else Path.home() / ".config" / "matchctl" / "credentials.json"
+
+
+class Credentials:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self.data: dict[str, Any] = json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.data, indent=2, sort_keys=True))
+        self.path.chmod(0o600)
+
+    def _match(self, server: str, match_id: str) -> dict[str, Any]:
+        matches = self.data.setdefault(server, {}).setdefault("matches", {})
+        entry: dict[str, Any] = matches.setdefault(match_id, {"players": {}})
+        return entry
+
+    def set_host(self, server: str, match_id: str, token: str) -> None:
+        self._match(server, match_id)["host"] = token
+        self.save()
+
+    def set_player(self, server: str, match_id: str, player: str, token: str) -> None:
+        self._match(server, match_id)["players"][player] = token
+        self.save()
+
+    def host(self, server: str, match_id: str) -> str | None:
+        token = self._match(server, match_id).get("host")
+        return str(token) if token else None
+
+    def player(self, server: str, match_id: str, player: str) -> str | None:
+        token = self._match(server, match_id)["players"].get(player)
+        return str(token) if token else None
+
+    def players(self, server: str, match_id: str) -> dict[str, str]:
+        return dict(self._match(server, match_id)["players"])
+
+    def admin(self, server: str, var_dir: str = "var") -> str | None:
+        stored = self.data.get(server, {}).get("admin")
+        if stored:
+            return str(stored)
+        path = Path(var_dir) / "admin.token"
+        return path.read_text().strip() if path.exists() else None
+
+    def set_admin(self, server: str, token: str) -> None:
+        self.data.setdefault(server, {})["admin"] = token
+        self.save()

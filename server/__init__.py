@@ -1,0 +1,1 @@
+"""The match server: event store, gRPC services, auth, subscriptions and the deadline ticker."""

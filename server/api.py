@@ -1,0 +1,241 @@
+"""The gRPC services: convert the request, call the application layer, convert back.
+
+One table maps every error family to its status code. Requests are parsed by our own deserializer,
+so a malformed protobuf becomes INVALID_ARGUMENT instead of the library's INTERNAL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError, Message
+
+from engine.errors import AlreadySubmitted, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
+from matchserver.v1 import matchserver_pb2 as pb
+from server import convert
+from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from server.matches import Accepted, Matches
+
+log = logging.getLogger(__name__)
+
+# Most specific first: the first matching class decides the code.
+ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
+    (MalformedCommand, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidConfig, grpc.StatusCode.INVALID_ARGUMENT),
+    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (AlreadySubmitted, grpc.StatusCode.FAILED_PRECONDITION),
+    (NotYourTurn, grpc.StatusCode.FAILED_PRECONDITION),
+    (RuleViolation, grpc.StatusCode.FAILED_PRECONDITION),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (Aborted, grpc.StatusCode.ABORTED),
+]
+# Any other engine GameError (e.g. "the match is over" for a host action) is a precondition.
+FALLBACK = grpc.StatusCode.FAILED_PRECONDITION
+
+
+def status_code_for(exc: Exception) -> grpc.StatusCode | None:
+    from engine.errors import GameError
+
+    for cls, code in ERROR_CODES:
+        if isinstance(exc, cls):
+            return code
+    return FALLBACK if isinstance(exc, GameError) else None
+
+
+class MalformedRequest:
+    """Stands for request bytes that did not parse; the handler answers INVALID_ARGUMENT."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _safe_deserializer(message_class: type[Message]) -> Callable[[bytes], Any]:
+    def deserialize(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except (DecodeError, RuntimeWarning, ValueError) as exc:
+            return MalformedRequest(str(exc) or "it does not parse")
+
+    return deserialize
+
+
+def _token(context: grpc.aio.ServicerContext) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            text = value if isinstance(value, str) else value.decode()
+            return text.removeprefix("Bearer ").strip() or None
+    return None
+
+
+async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext) -> None:
+    code = status_code_for(exc)
+    if code is None:
+        raise exc
+    await context.abort(code, str(exc))
+
+
+def _unary(method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]) -> Any:
+    @functools.wraps(method)
+    async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if isinstance(request, MalformedRequest):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed protobuf request: {request.error}")
+        try:
+            return await method(self, request, context)
+        except Exception as exc:  # mapped by the table; anything else propagates as a server bug
+            await _abort_for(exc, context)
+
+    return handler
+
+
+class MatchService:
+    def __init__(self, matches: Matches) -> None:
+        self.matches = matches
+
+    @_unary
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
+        if not request.game:
+            raise BadRequest("game is required")
+        seed = request.seed if request.HasField("seed") else None
+        live, host_token = await self.matches.create(request.game, list(request.players), seed, request.config_json)
+        return pb.CreateMatchResponse(
+            match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed
+        )
+
+    @_unary
+    async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
+        match_id = Matches.parse_id(request.match_id)
+        token, version = await self.matches.join(match_id, request.player, _token(context))
+        return pb.JoinMatchResponse(player_token=token, version=version)
+
+    @_unary
+    async def Submit(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
+        match_id = Matches.parse_id(request.match_id)
+        which = request.WhichOneof("command")
+        if which is None:
+            raise BadRequest("a submission needs a command: text or typed")
+        text: str | None = None
+        command: Any = None
+        if which == "text":
+            text = request.text
+            if not text.strip():
+                raise MalformedCommand("the text command is empty")
+        else:
+            live = await self.matches.load(match_id)
+            command = convert.game_command(live.game, request.typed)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        accepted = await self.matches.submit(match_id, _token(context), request.player, text, command, expected)
+        return _submit_response(accepted)
+
+    @_unary
+    async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.SubmitResponse:
+        match_id = Matches.parse_id(request.match_id)
+        accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason)
+        return _submit_response(accepted)
+
+    @_unary
+    async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.MatchState:
+        match_id = Matches.parse_id(request.match_id)
+        at = request.at_version if request.HasField("at_version") else None
+        live, viewer, version = await self.matches.state(match_id, _token(context), at)
+        return pb.MatchState(
+            match_id=str(live.id),
+            game=live.game.name,
+            version=version,
+            view_json=json.dumps(self.matches.view(live, viewer, version), sort_keys=True),
+            status=convert.status_message(live.status(version)),
+            viewer=viewer.kind if viewer.player is None else f"player:{viewer.player}",
+            players=list(live.players),
+            results_json=json.dumps(live.game.results(live.states[version]), sort_keys=True),
+        )
+
+    @_unary
+    async def History(self, request: pb.HistoryRequest, context: Any) -> pb.HistoryResponse:
+        match_id = Matches.parse_id(request.match_id)
+        _, rows = await self.matches.history(match_id, _token(context))
+        return pb.HistoryResponse(events=[convert.event_message(v, record, gone) for v, record, gone in rows])
+
+    @_unary
+    async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
+        summaries = []
+        for live in await self.matches.list_matches():
+            status = live.status()
+            summaries.append(
+                pb.MatchSummary(
+                    match_id=str(live.id),
+                    game=live.game.name,
+                    players=list(live.players),
+                    version=live.version,
+                    phase=status.phase,
+                    finished=status.finished,
+                )
+            )
+        return pb.ListMatchesResponse(matches=summaries)
+
+    async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.Update]:
+        if isinstance(request, MalformedRequest):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed protobuf request: {request.error}")
+        try:
+            match_id = Matches.parse_id(request.match_id)
+            live, viewer, _ = await self.matches.state(match_id, _token(context), None)
+            if request.from_version < 0:
+                raise BadRequest("from_version must be 0 or more")
+        except Exception as exc:
+            await _abort_for(exc, context)
+            return
+        sent = min(request.from_version, live.version)
+        while True:
+            live = await self.matches.load(match_id)
+            if live.version > sent:
+                last = live.version
+                for version in range(sent + 1, last + 1):
+                    record = live.records[version - 1]
+                    update = pb.Update(event=convert.event_message(version, live.visible_record(version, viewer)))
+                    if record["kind"] == "rollback":
+                        update.rolled_back_to = int(record["to"])
+                    if version == last:
+                        update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
+                        update.status.CopyFrom(convert.status_message(live.status(version)))
+                    yield update
+                sent = last
+            await self.matches.wait_for_change(match_id, sent, timeout=5.0)
+
+
+def _submit_response(accepted: Accepted) -> pb.SubmitResponse:
+    return pb.SubmitResponse(
+        version=accepted.version,
+        events=[convert.event_message(version, record) for version, record in accepted.records],
+        status=convert.status_message(accepted.status),
+    )
+
+
+def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
+    """The method handlers of MatchService, built from the proto descriptor with safe deserializers."""
+    descriptor = pb.DESCRIPTOR.services_by_name["MatchService"]
+    handlers = {}
+    for method in descriptor.methods:
+        request_class = getattr(pb, method.input_type.name)
+        response_class = getattr(pb, method.output_type.name)
+        behaviour = getattr(service, method.name)
+        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(
+            behaviour,
+            request_deserializer=_safe_deserializer(request_class),
+            response_serializer=response_class.SerializeToString,
+        )
+    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
+
+
+async def cancelled_quietly(task: asyncio.Task[Any]) -> None:
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass

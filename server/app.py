@@ -1,0 +1,82 @@
+"""Build and start the gRPC server: our service, health checking, reflection, and the ticker."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from matchserver.v1 import matchserver_pb2 as pb
+from server import ticker
+from server.api import MatchService, cancelled_quietly, service_handler
+from server.clock import Clock
+from server.matches import Matches
+from server.store import EventStore
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+
+
+@dataclass
+class Settings:
+    address: str = "127.0.0.1:50051"
+    var_dir: str = "var"
+    store: str = ""  # default: sqlite:<var_dir>/matches.db
+    time_scale: float = 1.0
+    tick_interval: float = 0.25
+    clock: Clock | None = field(default=None, repr=False)
+
+    def store_url(self) -> str:
+        return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
+
+
+def admin_token(var_dir: str) -> str:
+    """The server-wide admin token: created on first start, kept under var/ (readable by its owner)."""
+    path = Path(var_dir) / "admin.token"
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    path.write_text(token + "\n")
+    path.chmod(0o600)
+    return token
+
+
+@dataclass
+class Running:
+    server: grpc.aio.Server
+    port: int
+    matches: Matches
+    store: EventStore
+    ticker: asyncio.Task[None]
+
+    async def stop(self, grace: float | None = 0.5) -> None:
+        await cancelled_quietly(self.ticker)
+        await self.server.stop(grace)
+        self.matches.close()
+        self.store.close()
+
+
+async def start_server(settings: Settings) -> Running:
+    """Start serving; returns the bound port (ask for port 0 in tests)."""
+    store = EventStore(settings.store_url())
+    matches = Matches(store, settings.clock or Clock(settings.time_scale), admin_token(settings.var_dir))
+    await matches.start()
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(settings.address)
+    if port == 0:
+        raise OSError(f"could not bind {settings.address}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    task = asyncio.create_task(ticker.run(matches, settings.tick_interval))
+    return Running(server, port, matches, store, task)

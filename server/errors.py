@@ -1,0 +1,25 @@
+"""Errors of the server layer; server/api.py maps them (and the engine's) to gRPC status codes."""
+
+
+class ServerError(Exception):
+    """Base of the server's own errors."""
+
+
+class NotFound(ServerError):
+    pass
+
+
+class Unauthenticated(ServerError):
+    pass
+
+
+class PermissionDenied(ServerError):
+    pass
+
+
+class Aborted(ServerError):
+    """A lost race or a stale expected version: nothing was written; reload and retry."""
+
+
+class BadRequest(ServerError):
+    """A request that is malformed regardless of the game (missing field, bad JSON)."""

@@ -1,0 +1,130 @@
+"""A match held in memory: its records, and the effective game state after every version.
+
+state(N) = fold(evolve, initial(config, seed), effective records up to N); a rollback record's state
+is the state at the version it rolls back to, so play resumes from there while the retracted records
+stay in the log. States are immutable, so keeping one per version is cheap and makes StateAt O(1).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import codec
+from engine.contract import Event, Game, Status, Viewer
+from engine.registry import get_game
+from server.records import Record, retracted_versions
+
+
+@dataclass
+class LiveMatch:
+    id: uuid.UUID
+    game: Game
+    records: list[Record] = field(default_factory=list)
+    states: list[Any] = field(default_factory=lambda: [None])  # states[v]: after version v
+    tokens: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # hash -> (role, player)
+    started_version: int = 1  # the last record written by the game's start
+
+    @staticmethod
+    def from_records(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
+        match = LiveMatch(match_id, get_game(records[0]["game"]))
+        for record in records:
+            match.apply(record)
+        return match
+
+    @property
+    def header(self) -> Record:
+        return self.records[0]
+
+    @property
+    def version(self) -> int:
+        return len(self.records)
+
+    @property
+    def seed(self) -> int:
+        return int(self.header["seed"])
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(self.header["players"])
+
+    @property
+    def state(self) -> Any:
+        return self.states[-1]
+
+    @property
+    def last_hash(self) -> str:
+        return str(self.records[-1]["hash"]) if self.records else ""
+
+    def status(self, version: int | None = None) -> Status:
+        return self.game.status(self.states[self.version if version is None else version])
+
+    def apply(self, record: Record) -> None:
+        kind = record["kind"]
+        state = self.states[-1]
+        if kind == "created":
+            state = self.game.initial_state(record["config"], int(record["seed"]))
+            self.tokens[record["host_token"]] = ("host", None)
+        elif kind == "joined":
+            self.tokens[record["token"]] = ("player", record["player"])
+        elif kind == "game":
+            state = self.game.evolve(state, record["event"])
+            if record.get("start"):
+                self.started_version = len(self.records) + 1
+        elif kind == "rollback":
+            state = self.states[int(record["to"])]
+        self.records.append(record)
+        self.states.append(state)
+
+    def game_record_batches(self) -> list[tuple[int, list[Event]]]:
+        """(version before the batch, its events) for each caused batch of game records."""
+        batches: list[tuple[int, list[Event]]] = []
+        for version, record in enumerate(self.records, start=1):
+            if record["kind"] != "game":
+                continue
+            if "cause" in record or not batches:
+                batches.append((version - 1, []))
+            batches[-1][1].append(record["event"])
+        return batches
+
+    def visible_record(self, version: int, viewer: Viewer) -> Record:
+        """Record `version` as `viewer` may see it: no token hashes, no seed before the end, no
+        sealed content (the game's redact), causes only to the host and the actor."""
+        record = self.records[version - 1]
+        kind = record["kind"]
+        out: Record = {"kind": kind, "at": record.get("at")}
+        if kind == "created":
+            out.update(game=record["game"], players=record["players"], config=record["config"])
+            out["rules_version"] = record.get("rules_version")
+            if record.get("origin"):
+                out["origin"] = record["origin"]
+            if viewer.is_host or self.status().finished:
+                out["seed"] = record["seed"]
+        elif kind == "joined":
+            out["player"] = record["player"]
+        elif kind == "game":
+            event = self.game.redact(self.states[version - 1], record["event"], viewer)
+            out["event"] = event if event is not None else {"type": "hidden"}
+            cause = record.get("cause")
+            if cause is not None:
+                actor = cause.get("actor")
+                if viewer.is_host or (actor is not None and viewer.is_player(actor)):
+                    out["cause"] = cause
+                else:
+                    out["cause"] = {"actor": actor}
+        else:
+            out.update({key: value for key, value in record.items() if key not in ("prev", "hash")})
+        return out
+
+    def retracted(self) -> set[int]:
+        return retracted_versions(self.records)
+
+
+def cause(actor: str | None, command: Any = None, text: str | None = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"actor": actor, **extra}
+    if command is not None:
+        out["command"] = codec.to_json(command)
+    if text is not None:
+        out["text"] = text
+    return out

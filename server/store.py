@@ -1,0 +1,126 @@
+"""The event store: the only module that touches the `eventsourcing` library.
+
+One event stream per match (the originator id is the match id); each stored event holds one record
+(a JSON-plain dict, see server/records.py) at a version that starts at 1. Optimistic concurrency: a
+record is written at an exact version, so two conflicting writes to one match never both land.
+
+The library is synchronous: the server calls this class from its own writer thread (server/writer.py).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from eventsourcing.application import Application
+from eventsourcing.domain import DomainEvent
+from eventsourcing.persistence import IntegrityError
+
+Record = dict[str, Any]
+
+
+class VersionConflict(Exception):
+    """Another writer appended to the match first; reload it and try again (or report ABORTED)."""
+
+
+@dataclass(frozen=True)
+class MatchRecorded(DomainEvent):
+    """One record of a match's log."""
+
+    record: dict[str, Any]
+
+
+class MatchLog(Application[uuid.UUID]):
+    name = "MatchLog"
+
+
+def store_env(url: str) -> dict[str, str]:
+    """The library's settings for a store URL: `memory`, `sqlite:PATH` or `postgres:KEY=VALUE ...`."""
+    if url == "memory":
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    if url.startswith("sqlite:"):
+        path = url.removeprefix("sqlite:")
+        if os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10"}
+    if url.startswith("postgres:"):
+        params = dict(part.split("=", 1) for part in url.removeprefix("postgres:").split())
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": params.get("dbname", "matchserver"),
+            "POSTGRES_HOST": params.get("host", "127.0.0.1"),
+            "POSTGRES_PORT": params.get("port", "5432"),
+            "POSTGRES_USER": params.get("user", "postgres"),
+            "POSTGRES_PASSWORD": params.get("password", ""),
+            "POSTGRES_LOCK_TIMEOUT": params.get("lock_timeout", "5"),
+            "POSTGRES_CONNECT_TIMEOUT": params.get("connect_timeout", "5"),
+        }
+        if "schema" in params:
+            env["POSTGRES_SCHEMA"] = params["schema"]
+        return env
+    raise ValueError(f"unknown store {url!r}: use memory, sqlite:PATH or postgres:host=... dbname=...")
+
+
+class EventStore:
+    """Append and read match records. Not thread-safe for writes: use one writer thread."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        # Pass every setting explicitly: the library lets environment variables override defaults.
+        self._app = MatchLog(env=store_env(url))
+
+    def close(self) -> None:
+        self._app.close()
+
+    def append(self, match_id: uuid.UUID, after_version: int, records: Sequence[Record]) -> int:
+        """Write `records` at versions after_version+1...; VersionConflict if any is taken."""
+        return self.append_many([(match_id, after_version, records)])[0]
+
+    def append_many(self, batches: Sequence[tuple[uuid.UUID, int, Sequence[Record]]]) -> list[int]:
+        """Several matches' records in one transaction (group commit); all land or none."""
+        now = datetime.now(UTC)
+        events = []
+        versions = []
+        for match_id, after_version, records in batches:
+            for offset, record in enumerate(records, start=1):
+                events.append(
+                    MatchRecorded(
+                        originator_id=match_id,
+                        originator_version=after_version + offset,
+                        timestamp=now,
+                        record=dict(record),
+                    )
+                )
+            versions.append(after_version + len(records))
+        try:
+            self._app.save(*events)
+        except IntegrityError as exc:
+            raise VersionConflict(str(exc)) from None
+        return versions
+
+    def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
+        """The records after `after_version`, in order."""
+        events = self._app.events.get(match_id, gt=after_version or None)
+        return [_as_record(event) for event in events]
+
+    def match_ids(self) -> list[uuid.UUID]:
+        """Every match in the store, oldest first (the streams whose first record exists)."""
+        ids: list[uuid.UUID] = []
+        start = 1
+        while True:
+            notifications = self._app.recorder.select_notifications(start=start, limit=500)
+            if not notifications:
+                return ids
+            for notification in notifications:
+                if notification.originator_version == 1:
+                    ids.append(uuid.UUID(str(notification.originator_id)))
+            start = notifications[-1].id + 1
+
+
+def _as_record(event: Any) -> Record:
+    record: Mapping[str, Any] = event.record
+    return dict(record)

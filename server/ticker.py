@@ -1,0 +1,39 @@
+"""The deadline ticker: ends phases whose deadline has passed, with the times they should have fired.
+
+Deadlines live in the events (each phase records its own), so nothing relies on in-memory timers:
+after a restart the first tick applies every deadline that passed while the server was down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from engine.match import is_due
+from server.errors import Aborted
+from server.matches import Matches
+
+log = logging.getLogger(__name__)
+
+
+async def tick(matches: Matches) -> int:
+    """One pass over the live matches; returns how many records the deadlines wrote."""
+    written = 0
+    now = matches.clock.now()
+    for match_id in matches.known():
+        live = await matches.load(match_id)
+        if not is_due(live.game, live.state, now):
+            continue
+        try:
+            written += await matches.expire_due(match_id)
+        except Aborted:
+            log.info("another server process ended the phase of %s first", match_id)
+        except Exception:
+            log.exception("the deadline of match %s could not be applied", match_id)
+    return written
+
+
+async def run(matches: Matches, interval: float) -> None:
+    while True:
+        await tick(matches)
+        await asyncio.sleep(interval)
