@@ -257,21 +257,19 @@ def _earn(work: _Work, miner: tuple[str, str], resource: str, amount: int, takes
     entry[resource] = entry.get(resource, 0) + amount
 
 
-def _resolve_space(
-    work: _Work, state: State, space: int, pile: list[int], trace: list[str]
-) -> tuple[list[int], dict[str, Json]]:
-    here = work.on(space)
-    record: dict[str, Json] = {
-        "space": space,
-        "pile_before": pile_json(pile),
-        "miners": [_name(m) for m in here],
-    }
-    if not here:
-        record["pile_after"] = pile_json(pile)
-        return pile, record
+Here = list[tuple[str, str]]
+
+
+def _thieves(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
     record["steals"] = _steal(work, space, here, trace)
 
-    # MN-3 primary distribution: Claimers count as two shares; the remainder stays on the space.
+
+def _distribute(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
+    """MN-3 primary distribution: Claimers count as two shares; the remainder stays on the space."""
     shares = sum(2 if role == "c" else 1 for _, role in here)
     per_share = [amount // shares for amount in pile]
     primary: dict[str, dict[str, int]] = {}
@@ -288,22 +286,35 @@ def _resolve_space(
                 f"{per_share[i]} a share, {left} stays"
             )
             pile[i] = left
-    record.update(shares=shares, share=dict(zip(RESOURCES, per_share, strict=True)), primary=primary)
+    record.update(shares=shares, share=dict(zip(RESOURCES, per_share, strict=True)), primary=primary, bonus={})
 
-    bonus: dict[str, dict[str, int]] = {}
-    for miner in [m for m in here if m[1] == "p"]:  # MN-3: from the bank, only for primary shares
-        won = [r for r, each in zip(RESOURCES, per_share, strict=True) if each > 0]
+
+def _prospect(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
+    """MN-3: +1 of each resource whose primary share was non-zero, from the bank."""
+    share = record["share"]
+    for miner in [m for m in here if m[1] == "p"]:
+        won = [r for r in RESOURCES if share[r] > 0]
         for resource in won:
-            _earn(work, miner, resource, 1, bonus)
+            _earn(work, miner, resource, 1, record["bonus"])
         if won:
-            trace.append(f"MN-3 prospector: {_name(miner)} +1 {', +1 '.join(map(_word, won))} (bank)")
+            trace.append(f"MN-3 prospector, space {space}: {_name(miner)} +1 {', +1 '.join(map(_word, won))} (bank)")
+
+
+def _ability(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
     spec = state.config.spaces[space - 1]
     for miner in [m for m in here if spec.bonus and m[1] == spec.bonus]:
-        _earn(work, miner, "gold", 1, bonus)
+        _earn(work, miner, "gold", 1, record["bonus"])
         trace.append(f"Space {space} ability: {_name(miner)} is a {ROLE_NAMES[miner[1]]}: +1 gold (bank)")
-    record["bonus"] = bonus
 
-    # Scavenging: the highest non-zero level splits what is left, Claimers counting one.
+
+def _scavenge(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
+    """The highest non-zero Scavenging splits what is left evenly, Claimers counting one; the rest stays."""
     top = max(work.level(m, "r") for m in here)
     scavenging: dict[str, Json] = {"level": top, "winners": []}
     if top > 0 and any(pile):
@@ -324,6 +335,11 @@ def _resolve_space(
         scavenging = {"level": top, "winners": [_name(m) for m in winners], "takes": taken}
     record["scavenging"] = scavenging
 
+
+def _expose(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
+    """Every miner with the highest non-zero Exposure on the space gains 1 gold (ties all gain)."""
     top = max(work.level(m, "b") for m in here)
     exposure: dict[str, Json] = {"level": top, "winners": []}
     if top > 0:
@@ -334,18 +350,25 @@ def _resolve_space(
         trace.append(f"Exposure, space {space}: highest level {top}: +1 gold to {', '.join(map(_name, winners))}")
     record["exposure"] = exposure
 
+
+def _befriend(
+    work: _Work, state: State, space: int, pile: list[int], record: dict[str, Json], here: Here, trace: list[str]
+) -> None:
+    """For every 7 Friendship levels on the space (all miners summed), every miner there earns 1 gold."""
     levels = sum(work.level(m, "g") for m in here)
     each_gold = levels // 7
     for miner in here:
         work.gold[miner[0]] += each_gold
     if levels:
         trace.append(
-            f"Friendship, space {space}: {levels} levels = {each_gold} x 7: {each_gold} gold to each of "
+            f"Friendship, space {space}: {levels} levels // 7 = {each_gold}: {each_gold} gold to each of "
             f"{len(here)} miners"
         )
     record["friendship"] = {"levels": levels, "gold_each": each_gold}
-    record["pile_after"] = pile_json(pile)
-    return pile, record
+
+
+# MN-1 steps 6-12, each over every space in turn
+SPACE_STEPS = (_thieves, _distribute, _prospect, _ability, _scavenge, _expose, _befriend)
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,19 +387,26 @@ def resolve_round(state: State, orders: dict[str, Orders]) -> Resolution:
     _apply_upgrades(work, state, orders, dexterity=True, trace=trace)
     moves = _move(work, orders, len(state.config.spaces), trace)
     _apply_upgrades(work, state, orders, dexterity=False, trace=trace)
-    piles: list[Pile] = []
-    records = []
-    for index, pile in enumerate(state.piles):
-        after, record = _resolve_space(work, state, index + 1, list(pile), trace)
-        piles.append((after[0], after[1], after[2], after[3], after[4]))
-        records.append(record)
+    piles = [list(pile) for pile in state.piles]
+    here = [work.on(index + 1) for index in range(len(piles))]
+    records: list[dict[str, Json]] = [
+        {"space": index + 1, "pile_before": pile_json(pile), "miners": [_name(m) for m in here[index]]}
+        for index, pile in enumerate(piles)
+    ]
+    for step in SPACE_STEPS:
+        for index, pile in enumerate(piles):
+            if here[index]:
+                step(work, state, index + 1, pile, records[index], here[index], trace)
+    for record, pile in zip(records, piles, strict=True):
+        record["pile_after"] = pile_json(pile)
     for name in work.order:
         trace.append(
             f"{name}: {work.gold[name]} gold, crystals "
             + ", ".join(f"{n} {COLOUR_NAMES[c]}" for c, n in zip(COLOURS, work.crystals[name], strict=True))
             + f", {work.garnets[name]} garnets"
         )
-    return Resolution(work.players(), piles, moves, records, trace)
+    final = [(p[0], p[1], p[2], p[3], p[4]) for p in piles]
+    return Resolution(work.players(), final, moves, records, trace)
 
 
 # --- the end (MN-5) -----------------------------------------------------------------------------------
