@@ -38,9 +38,9 @@ def test_mn1_round_resolves_in_the_order_of_the_ruling():
         "distribution",
         "prospector",
         "ability",
-        "Scavenging",
-        "Exposure",
-        "Friendship",
+        "Scavenging, space",
+        "Exposure, space",
+        "Friendship, space",
     ]
     firsts = [next(i for i, line in enumerate(result.trace) if mark in line) for mark in marks]
     assert firsts == sorted(firsts)
