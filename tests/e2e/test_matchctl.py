@@ -1,0 +1,51 @@
+"""`matchctl` against a real server: tokens are saved and used, so a host never pastes one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clients import cli
+from tests.support.server import ServerThread
+
+
+def run(capsys: pytest.CaptureFixture[str], server: ServerThread, *args: str) -> tuple[int, str]:
+    code = cli.main(["--server", server.address, "--var", server.settings.var_dir, *args])
+    return code, capsys.readouterr().out
+
+
+def test_a_host_and_players_drive_a_match_from_the_command_line(
+    server: ServerThread, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob", "--seed", "3")
+    assert code == 0
+    match_id = out.strip()
+    assert run(capsys, server, "join", match_id, "ann")[0] == 0
+    assert run(capsys, server, "join", match_id, "bob")[0] == 0
+    assert run(capsys, server, "submit", match_id, "--as", "ann", "pick", "3")[0] == 0
+    code, out = run(capsys, server, "state", match_id, "--as", "bob")
+    assert code == 0 and json.loads(out)["view"]["my_picks"] == {}
+    code, out = run(capsys, server, "state", match_id)  # the host, by the saved host token
+    assert json.loads(out)["viewer"] == "host" and json.loads(out)["view"]["my_picks"] == {"ann": 3}
+    assert run(capsys, server, "submit", match_id, "--as", "bob", "pick", "1")[0] == 0
+    code, out = run(capsys, server, "history", match_id, "--as", "spectator")
+    assert code == 0 and "Resolved" in out and '"number"' not in out.split("Resolved")[0]
+    code, out = run(capsys, server, "transcript", match_id)
+    assert out.splitlines()[1:] == ["ann: pick 3", "bob: pick 1"]
+    code, out = run(capsys, server, "list")
+    assert match_id in out
+    code, _ = run(capsys, server, "submit", match_id, "--as", "ann", "pick", "x")
+    assert code == 1
+
+
+def test_the_admin_token_under_var_lets_the_server_machine_act_as_host(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    match_id = out.strip()
+    Path(cli.Credentials().path).unlink()  # forget the host token: only var/admin.token is left
+    code, out = run(capsys, server, "state", match_id)
+    assert json.loads(out)["viewer"] == "host"
+    assert run(capsys, server, "end-phase", match_id, "--reason", "test")[0] == 0

@@ -1,0 +1,58 @@
+"""The same server on PostgreSQL, selected by configuration only; two processes share one store."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from clients.client import MatchClient
+from server.app import Settings
+from server.clock import ManualClock
+from tests.conftest import postgres_url
+from tests.support.server import ServerThread
+
+
+def start(tmp_path: Path, store: str, clock: ManualClock) -> ServerThread:
+    settings = Settings(
+        address="127.0.0.1:0", var_dir=str(tmp_path / "var"), store=store, clock=clock, tick_interval=0.02
+    )
+    return ServerThread(settings).start()
+
+
+def test_a_match_on_postgres_survives_a_restart(tmp_path: Path) -> None:
+    url, clock = postgres_url(), ManualClock()
+    first = start(tmp_path, url, clock)
+    client = MatchClient(first.address)
+    created = client.create("duel", ["ann", "bob"], seed=2)
+    ann = client.join(created.match_id, "ann")
+    client.submit(created.match_id, ann, text="pick 2")
+    version = client.state(created.match_id, created.host_token).version
+    first.stop()
+    second = start(tmp_path, url, clock)
+    state = MatchClient(second.address).state(created.match_id, created.host_token)
+    assert state.version == version and state.view["my_picks"] == {"ann": 2}
+    second.stop()
+
+
+def test_two_server_processes_append_exactly_one_timeout_per_phase(tmp_path: Path) -> None:
+    url, clock = postgres_url(), ManualClock()
+    one = start(tmp_path, url, clock)
+    created = MatchClient(one.address).create("duel", ["ann", "bob"], seed=5)
+    two = start(tmp_path, url, clock)  # loads the match from the shared store
+    clock.advance(61)  # both tickers see round 1's deadline pass
+    deadline = time.time() + 10
+    host = created.host_token
+    while time.time() < deadline:
+        if MatchClient(one.address).state(created.match_id, host).status.phase == "round 2":
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)  # let the slower ticker try too
+    one.stop()
+    three = start(tmp_path, url, clock)  # a fresh reader of the store: what landed?
+    records = [json.loads(e.json) for e in MatchClient(three.address).history(created.match_id, host)]
+    timeouts = [r for r in records if r.get("cause", {}).get("timeout")]
+    assert len(timeouts) == 1
+    assert sum(1 for r in records if r.get("event", {}).get("type") == "Resolved") == 1
+    two.stop()
+    three.stop()
