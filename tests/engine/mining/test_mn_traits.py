@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mn_helpers import (
     ALL_ONE,
-    ctx,  # noqa: I001
+    ctx,
     play,
     player,
     space,
