@@ -203,6 +203,60 @@ def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credent
     return 0
 
 
+def cmd_audit(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    for entry in client.audit(args.match, _token(args, creds, args.match), args.at):
+        mark = " [retracted]" if entry.retracted else ""
+        who = f" by {entry.actor}" if entry.actor else ""
+        said = f": {entry.input}" if entry.input else ""
+        print(f"v{entry.version} {entry.type or entry.kind}{who}{said}{mark}")
+        for line in entry.lines:
+            print(f"    {line}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    if args.all:
+        ids = [match.match_id for match in client.list_matches()]
+    elif args.match:
+        ids = [args.match]
+    else:
+        raise SystemExit("verify needs MATCH or --all")
+    failures = 0
+    for index, match_id in enumerate(ids, start=1):
+        token = _token(args, creds, match_id)
+        report = client.verify(match_id, token)
+        prefix = f"[{index}/{len(ids)}] {match_id}"
+        if report.ok:
+            print(f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records)", flush=True)
+            continue
+        failures += 1
+        print(f"{prefix}: DIFFERS at version {report.first_bad_version}: {report.problem}")
+        print(f"    rules version recorded {report.recorded_rules_version}, now {report.current_rules_version}")
+        print(f"    recorded:   {report.recorded_json}")
+        if report.recomputed_json:
+            print(f"    recomputed: {report.recomputed_json}")
+    return 0 if failures == 0 else 1
+
+
+def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    token = _token(args, creds, args.match)
+    if token is None:
+        raise SystemExit("a rollback needs the host's token")
+    reply = client.rollback(args.match, token, args.to, args.reason)
+    print(f"rolled back to version {args.to} (recorded as version {reply.version}); now: {reply.status.phase}")
+    return 0
+
+
+def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    token = _token(args, creds, args.match)
+    if token is None:
+        raise SystemExit("a fork needs the host's token")
+    reply = client.fork(args.match, token, args.at)
+    creds.set_host(args.server, reply.match_id, reply.host_token)
+    print(reply.match_id)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="matchctl", description=__doc__)
     parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
@@ -237,6 +291,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_match("end-phase", "host: end the current phase now (defaults apply)")
     p.add_argument("--reason", default="ended by the host")
     with_match("transcript", "write a recorded match as a transcript (PLAYER: text lines)")
+    p = with_match("audit", "the ruling trace of every resolution, as you may see it")
+    p.add_argument("--at", type=int, help="only up to this version")
+    p = sub.add_parser("verify", help="re-run every recorded command with the current engine")
+    p.add_argument("match", nargs="?")
+    p.add_argument("--all", action="store_true", help="every match on the server (admin token)")
+    p.add_argument("--as", dest="as_", default="host")
+    p.add_argument("--token")
+    p = with_match("rollback", "host: retract everything after a version (kept in the log)")
+    p.add_argument("--to", type=int, required=True)
+    p.add_argument("--reason", required=True)
+    p = with_match("fork", "host: a new match starting as this one stood at a version")
+    p.add_argument("--at", type=int, required=True)
     p = sub.add_parser("play-bots", help="create a match and play it with example bots over gRPC")
     p.add_argument("--game", required=True)
     p.add_argument("--players", help="comma-separated seat names (default: the game's default count)")
@@ -265,6 +331,10 @@ COMMANDS = {
     "end-phase": cmd_end_phase,
     "play-bots": cmd_play_bots,
     "transcript": cmd_transcript,
+    "audit": cmd_audit,
+    "verify": cmd_verify,
+    "rollback": cmd_rollback,
+    "fork": cmd_fork,
 }
 
 

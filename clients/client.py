@@ -114,5 +114,26 @@ class MatchClient:
         )
         return stream
 
+    def rollback(self, match_id: str, token: str, to_version: int, reason: str) -> pb.SubmitResponse:
+        request = pb.RollbackRequest(match_id=match_id, to_version=to_version, reason=reason)
+        response: pb.SubmitResponse = self.stub.Rollback(request, metadata=self._auth(token), timeout=self.timeout)
+        return response
+
+    def fork(self, match_id: str, token: str, at_version: int) -> pb.CreateMatchResponse:
+        request = pb.ForkRequest(match_id=match_id, at_version=at_version)
+        response: pb.CreateMatchResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
+        return response
+
+    def verify(self, match_id: str, token: str | None) -> pb.VerifyResponse:
+        request = pb.VerifyRequest(match_id=match_id)
+        response: pb.VerifyResponse = self.stub.Verify(request, metadata=self._auth(token), timeout=self.timeout)
+        return response
+
+    def audit(self, match_id: str, token: str | None = None, at: int | None = None) -> list[pb.AuditEntry]:
+        request = pb.AuditRequest(match_id=match_id)
+        if at is not None:
+            request.at_version = at
+        return list(self.stub.Audit(request, metadata=self._auth(token), timeout=self.timeout).entries)
+
     def list_matches(self) -> list[pb.MatchSummary]:
         return list(self.stub.ListMatches(pb.ListMatchesRequest(), timeout=self.timeout).matches)

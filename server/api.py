@@ -141,6 +141,43 @@ class MatchService:
         return _submit_response(accepted)
 
     @_unary
+    async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.SubmitResponse:
+        match_id = Matches.parse_id(request.match_id)
+        accepted = await self.matches.rollback(match_id, _token(context), request.to_version, request.reason)
+        return _submit_response(accepted)
+
+    @_unary
+    async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.CreateMatchResponse:
+        match_id = Matches.parse_id(request.match_id)
+        live, host_token = await self.matches.fork(match_id, _token(context), request.at_version)
+        return pb.CreateMatchResponse(
+            match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed
+        )
+
+    @_unary
+    async def Verify(self, request: pb.VerifyRequest, context: Any) -> pb.VerifyResponse:
+        match_id = Matches.parse_id(request.match_id)
+        report = await self.matches.verify(match_id, _token(context))
+        return pb.VerifyResponse(
+            ok=report["ok"],
+            checked_batches=report["checked"],
+            version=report["version"],
+            first_bad_version=report.get("first_bad_version", 0),
+            problem=report.get("problem", ""),
+            recorded_json=report.get("recorded_json", ""),
+            recomputed_json=report.get("recomputed_json", ""),
+            recorded_rules_version=report["recorded_rules_version"],
+            current_rules_version=report["current_rules_version"],
+        )
+
+    @_unary
+    async def Audit(self, request: pb.AuditRequest, context: Any) -> pb.AuditResponse:
+        match_id = Matches.parse_id(request.match_id)
+        at = request.at_version if request.HasField("at_version") else None
+        entries = await self.matches.audit(match_id, _token(context), at)
+        return pb.AuditResponse(entries=[pb.AuditEntry(**entry) for entry in entries])
+
+    @_unary
     async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.MatchState:
         match_id = Matches.parse_id(request.match_id)
         at = request.at_version if request.HasField("at_version") else None

@@ -128,3 +128,16 @@ def cause(actor: str | None, command: Any = None, text: str | None = None, **ext
     if text is not None:
         out["text"] = text
     return out
+
+
+def effective_events(records: list[Record], upto: int) -> list[Event]:
+    """The game events in force at version `upto`: rollbacks drop what they retract."""
+    effective: list[Event] = []
+    count_at: list[int] = [0]  # count_at[v]: effective events after version v
+    for record in records[:upto]:
+        if record["kind"] == "game":
+            effective.append(record["event"])
+        elif record["kind"] == "rollback":
+            del effective[count_at[int(record["to"])] :]
+        count_at.append(len(effective))
+    return effective

@@ -1,0 +1,177 @@
+"""Audit and rollback through a real server and a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients import cli
+from clients.client import MatchClient
+from engine.contract import Viewer
+from engine.match import fold
+from tests.support import duel
+from tests.support.server import ServerThread
+
+
+def duel_match(client: MatchClient) -> tuple[str, str, str, str]:
+    created = client.create("duel", ["ann", "bob"], seed=21)
+    return (
+        created.match_id,
+        created.host_token,
+        client.join(created.match_id, "ann"),
+        client.join(created.match_id, "bob"),
+    )
+
+
+def play_round(client: MatchClient, match_id: str, ann: str, bob: str, a: int, b: int) -> None:
+    client.submit(match_id, ann, text=f"pick {a}")
+    client.submit(match_id, bob, text=f"pick {b}")
+
+
+def scores(client: MatchClient, match_id: str, token: str | None = None) -> dict[str, int]:
+    return dict(client.state(match_id, token).view["scores"])
+
+
+def test_state_at_every_version_equals_the_fold_of_its_events(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    for a, b in ((3, 1), (1, 2), (2, 2)):
+        play_round(client, match_id, ann, bob, a, b)
+    records = [json.loads(e.json) for e in client.history(match_id, host)]
+    game = duel.GAME
+    initial = game.initial_state(records[0]["config"], records[0]["seed"])
+    events = []
+    for version, record in enumerate(records, start=1):
+        if record["kind"] == "game":
+            events.append(record["event"])
+        expected = game.view(fold(game, initial, events), Viewer.host())
+        assert client.state(match_id, host, at=version).view == expected, version
+
+
+def test_a_player_view_at_a_version_before_the_reveal_holds_no_hidden_value(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    client.submit(match_id, ann, text="pick 3")
+    sealed_at = client.state(match_id, host).version
+    client.submit(match_id, bob, text="pick 1")  # resolves: the picks are public from here
+    assert client.state(match_id, bob, at=sealed_at).view["my_picks"] == {}
+    audit = client.audit(match_id, bob, at=sealed_at)
+    assert all("3" not in line for entry in audit for line in entry.lines)
+
+
+def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_both_branches(
+    server: ServerThread,
+) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    client.submit(match_id, ann, text="pick 3")
+    mid_resolution = client.state(match_id, host).version
+    client.submit(match_id, bob, text="pick 1")
+    assert scores(client, match_id) == {"ann": 1, "bob": 0}
+    stream = client.subscribe(match_id, None, from_version=client.state(match_id, host).version)
+    reply = client.rollback(match_id, host, mid_resolution, "bob's pick was mistyped")
+    update = next(stream)
+    stream.cancel()
+    assert update.HasField("rolled_back_to") and update.rolled_back_to == mid_resolution
+    assert reply.status.awaiting == ["bob"]
+    client.submit(match_id, bob, text="pick 3")  # bob now ties: both score
+    assert scores(client, match_id) == {"ann": 1, "bob": 1}
+    history = client.history(match_id, host)
+    retracted = [event for event in history if event.retracted]
+    assert [json.loads(e.json)["event"]["type"] for e in retracted][:2] == ["Picked", "Resolved"]
+    resolved = [json.loads(e.json)["event"]["winners"] for e in history if e.type == "Resolved"]
+    assert resolved == [["ann"], ["ann", "bob"]]  # both branches stay in the log
+    audit = client.audit(match_id, host)
+    assert any("rolled back to version" in line for entry in audit for line in entry.lines)
+    assert any(entry.retracted and entry.type == "Resolved" for entry in audit)
+    assert client.verify(match_id, host).ok
+
+
+def test_a_rollback_cannot_reach_before_the_match_nor_be_done_by_a_player(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    play_round(client, match_id, ann, bob, 1, 2)
+    for call, code in (
+        (lambda: client.rollback(match_id, ann, 3, "mine"), grpc.StatusCode.PERMISSION_DENIED),
+        (lambda: client.rollback(match_id, host, 1, "before the start"), grpc.StatusCode.INVALID_ARGUMENT),
+        (lambda: client.rollback(match_id, host, 0, "before creation"), grpc.StatusCode.INVALID_ARGUMENT),
+        (lambda: client.rollback(match_id, host, 4, ""), grpc.StatusCode.INVALID_ARGUMENT),
+    ):
+        with pytest.raises(grpc.RpcError) as info:
+            call()
+        assert info.value.code() == code
+
+
+def test_a_fork_plays_on_independently(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    play_round(client, match_id, ann, bob, 3, 1)
+    at = client.state(match_id, host).version
+    forked = client.fork(match_id, host, at)
+    fork_ann, fork_bob = client.join(forked.match_id, "ann"), client.join(forked.match_id, "bob")
+    assert scores(client, forked.match_id) == {"ann": 1, "bob": 0}
+    play_round(client, forked.match_id, fork_ann, fork_bob, 1, 3)
+    play_round(client, match_id, ann, bob, 3, 1)
+    assert scores(client, forked.match_id) == {"ann": 1, "bob": 1}
+    assert scores(client, match_id) == {"ann": 2, "bob": 0}
+    header = json.loads(client.history(forked.match_id, forked.host_token)[0].json)
+    assert header["origin"] == {"match_id": match_id, "version": at}
+    assert client.verify(forked.match_id, forked.host_token).ok
+
+
+def test_verify_reports_the_first_event_a_patched_rule_would_change(
+    server: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    play_round(client, match_id, ann, bob, 3, 1)
+    assert client.verify(match_id, host).ok
+    original = duel.Duel._resolve
+
+    def lowest_wins(self: duel.Duel, state: duel.DuelState, picks: dict[str, int], ctx):  # type: ignore[no-untyped-def]
+        return original(self, state, {player: 4 - number for player, number in picks.items()}, ctx)
+
+    monkeypatch.setattr(duel.Duel, "_resolve", lowest_wins)
+    report = client.verify(match_id, host)
+    assert not report.ok
+    resolved_version = next(e.version for e in client.history(match_id, host) if e.type == "Resolved")
+    assert report.first_bad_version == resolved_version
+    assert json.loads(report.recorded_json)["winners"] == ["ann"]
+    assert json.loads(report.recomputed_json)["winners"] == ["bob"]
+
+
+def test_verify_finds_a_row_altered_directly_in_the_sqlite_file(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    play_round(client, match_id, ann, bob, 3, 1)
+    path = Path(server.settings.var_dir) / "matches.db"
+    picked = next(e.version for e in client.history(match_id, host) if e.type == "Picked")
+    with sqlite3.connect(path) as db:
+        (table,) = db.execute("select name from sqlite_master where type='table' and name like '%events'").fetchone()
+        state = db.execute(f"select state from {table} where originator_version=?", (picked,)).fetchone()[0]
+        edited = state.replace(b'"number":3', b'"number":1')
+        assert edited != state
+        db.execute(f"update {table} set state=? where originator_version=?", (edited, picked))
+    report = client.verify(match_id, host)
+    assert not report.ok and report.first_bad_version == picked and "hash" in report.problem
+    code = cli.main(["--server", server.address, "--var", server.settings.var_dir, "verify", "--all"])
+    assert code == 1
+    assert f"DIFFERS at version {picked}" in capsys.readouterr().out
+
+
+def test_verify_all_exits_zero_when_everything_verifies(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = MatchClient(server.address)
+    for _ in range(2):
+        match_id, _, ann, bob = duel_match(client)
+        play_round(client, match_id, ann, bob, 2, 1)
+    code = cli.main(["--server", server.address, "--var", server.settings.var_dir, "verify", "--all"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.count(": OK") == 2 and "[2/2]" in out
