@@ -7,6 +7,7 @@ miner a test does not place is parked alone, so it cannot disturb the spaces und
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from typing import Any
 
@@ -45,7 +46,7 @@ def state_with(
 ) -> State:
     """A round-phase state. `miners`: {"A": {"c": 13}}; unplaced miners are parked on quiet spaces."""
     state: State = GAME.initial_state(config(players, quiet, starting_garnets=garnets), seed=1)
-    park = iter(range(16, 16 + QUIET_SPACES, 2))
+    park = itertools.cycle(range(16, 16 + QUIET_SPACES, 2))  # alone for up to 3 players
     built = []
     for p in state.players:
         placed = miners.get(p.name, {})

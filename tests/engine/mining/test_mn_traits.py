@@ -108,7 +108,7 @@ def test_mn4_garnet_prices_continue_over_the_match():
     assert player(play(state, A="upgrade c r"), "A").garnets == 10 - 6
 
 
-def test_mn4_crystals_are_spent_first_and_garnets_only_for_the_shortfall():
+def test_mn_p2_crystals_are_spent_first_and_garnets_only_for_the_shortfall():
     """MN-P2: the player's crystals pay first; garnets replace only the crystals missing."""
     state = state_with({}, crystals={"A": {"b": 1}}, levels={"A": {"c": {"b": 1}}})
     a = player(play(state, A="upgrade c b"), "A")
