@@ -6,7 +6,7 @@ meet at a wall of two halves (tile spokes or frame spokes) through one edge midp
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from math import prod
 
@@ -209,7 +209,15 @@ def score_board(board: Board, frame: Collection[str], lakes: Collection[int] | N
     return BoardScore(found, prod(scored) if scored else 1)
 
 
-def iter_region_cells(found: tuple[Region, ...]) -> Iterator[tuple[int, Cell]]:
-    for number, region in enumerate(found):
-        for cell in region.cells:
-            yield number, cell
+def settled_loose_ends(board: Board, frame: Collection[str]) -> int:
+    """Loose ends that no later tile can fix: neither half of their wall lies on an empty spot.
+
+    A helper for bots judging a partial board (empty spots count as open, not as lakes)."""
+    empty = {index for index, tile in enumerate(board) if tile is None}
+    count = sum(1 for tile in board if tile is not None and len(spokes(tile.kind, tile.rotation)) == 1)
+    for wall in WALLS:
+        if any(h[0] == "tile" and h[1] in empty for h in wall.halves):
+            continue
+        states = [_half_state(h, board, frame, ()) for h in wall.halves]
+        count += states.count("fence") == 1
+    return count
