@@ -238,6 +238,15 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
     return 0 if failures == 0 else 1
 
 
+def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    token = _token(args, creds, args.match)
+    if token is None:
+        raise SystemExit(f"{args.command} needs the host's token")
+    reply = client.host_action(args.match, token, args.command, args.reason, getattr(args, "seconds", 0.0))
+    print(f"{args.command}: recorded as version {reply.version}; phase: {reply.status.phase}")
+    return 0
+
+
 def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     token = _token(args, creds, args.match)
     if token is None:
@@ -291,6 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_match("end-phase", "host: end the current phase now (defaults apply)")
     p.add_argument("--reason", default="ended by the host")
     with_match("transcript", "write a recorded match as a transcript (PLAYER: text lines)")
+    for action, text in (("pause", "stop the match clock"), ("resume", "restart the match clock")):
+        p = with_match(action, f"host: {text}")
+        p.add_argument("--reason", default="")
+    p = with_match("extend", "host: give the current phase more time")
+    p.add_argument("--seconds", type=float, required=True)
+    p.add_argument("--reason", default="")
     p = with_match("audit", "the ruling trace of every resolution, as you may see it")
     p.add_argument("--at", type=int, help="only up to this version")
     p = sub.add_parser("verify", help="re-run every recorded command with the current engine")
@@ -334,6 +349,9 @@ COMMANDS = {
     "audit": cmd_audit,
     "verify": cmd_verify,
     "rollback": cmd_rollback,
+    "pause": cmd_host_action,
+    "resume": cmd_host_action,
+    "extend": cmd_host_action,
     "fork": cmd_fork,
 }
 

@@ -23,6 +23,7 @@ class State:
     viewer: str
     players: list[str]
     results: dict[str, Any]
+    clock: float = 0.0
 
 
 class MatchClient:
@@ -99,6 +100,7 @@ class MatchClient:
             viewer=reply.viewer,
             players=list(reply.players),
             results=json.loads(reply.results_json or "{}"),
+            clock=reply.clock,
         )
 
     def history(self, match_id: str, token: str | None = None) -> list[pb.Event]:
@@ -113,6 +115,13 @@ class MatchClient:
             pb.SubscribeRequest(match_id=match_id, from_version=from_version), metadata=self._auth(token)
         )
         return stream
+
+    def host_action(
+        self, match_id: str, token: str, action: str, reason: str = "", seconds: float = 0.0
+    ) -> pb.SubmitResponse:
+        request = pb.HostActionRequest(match_id=match_id, action=action, reason=reason, seconds=seconds)
+        response: pb.SubmitResponse = self.stub.HostAction(request, metadata=self._auth(token), timeout=self.timeout)
+        return response
 
     def rollback(self, match_id: str, token: str, to_version: int, reason: str) -> pb.SubmitResponse:
         request = pb.RollbackRequest(match_id=match_id, to_version=to_version, reason=reason)

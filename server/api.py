@@ -141,6 +141,14 @@ class MatchService:
         return _submit_response(accepted)
 
     @_unary
+    async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.SubmitResponse:
+        match_id = Matches.parse_id(request.match_id)
+        accepted = await self.matches.host_action(
+            match_id, _token(context), request.action, request.reason, request.seconds
+        )
+        return _submit_response(accepted, paused=request.action == "pause")
+
+    @_unary
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.SubmitResponse:
         match_id = Matches.parse_id(request.match_id)
         accepted = await self.matches.rollback(match_id, _token(context), request.to_version, request.reason)
@@ -187,7 +195,8 @@ class MatchService:
             game=live.game.name,
             version=version,
             view_json=json.dumps(self.matches.view(live, viewer, version), sort_keys=True),
-            status=convert.status_message(live.status(version)),
+            status=convert.status_message(live.status(version), live.paused_at is not None),
+            clock=self.matches.now(live),
             viewer=viewer.kind if viewer.player is None else f"player:{viewer.player}",
             players=list(live.players),
             results_json=json.dumps(live.game.results(live.states[version]), sort_keys=True),
@@ -245,11 +254,11 @@ class MatchService:
             await self.matches.wait_for_change(match_id, sent, timeout=5.0)
 
 
-def _submit_response(accepted: Accepted) -> pb.SubmitResponse:
+def _submit_response(accepted: Accepted, paused: bool = False) -> pb.SubmitResponse:
     return pb.SubmitResponse(
         version=accepted.version,
         events=[convert.event_message(version, record) for version, record in accepted.records],
-        status=convert.status_message(accepted.status),
+        status=convert.status_message(accepted.status, paused),
     )
 
 

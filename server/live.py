@@ -25,6 +25,9 @@ class LiveMatch:
     states: list[Any] = field(default_factory=lambda: [None])  # states[v]: after version v
     tokens: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # hash -> (role, player)
     started_version: int = 1  # the last record written by the game's start
+    # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
+    clock_offset: float = 0.0
+    paused_at: float | None = None  # the match-clock time at which the host paused the match
 
     @staticmethod
     def from_records(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
@@ -57,6 +60,10 @@ class LiveMatch:
     def last_hash(self) -> str:
         return str(self.records[-1]["hash"]) if self.records else ""
 
+    def clock_at(self, server_now: float) -> float:
+        """The match clock: frozen while paused; otherwise the server clock less the offset."""
+        return self.paused_at if self.paused_at is not None else server_now - self.clock_offset
+
     def status(self, version: int | None = None) -> Status:
         return self.game.status(self.states[self.version if version is None else version])
 
@@ -74,6 +81,14 @@ class LiveMatch:
                 self.started_version = len(self.records) + 1
         elif kind == "rollback":
             state = self.states[int(record["to"])]
+            if self.paused_at is not None:
+                self.paused_at = float(record["clock_to"])
+        if "offset" in record:
+            self.clock_offset = float(record["offset"])
+        if kind == "host" and record.get("action") == "pause":
+            self.paused_at = float(record["at"])
+        elif kind == "host" and record.get("action") == "resume":
+            self.paused_at = None
         self.records.append(record)
         self.states.append(state)
 

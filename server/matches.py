@@ -104,6 +104,9 @@ class Matches:
             condition.notify_all()
         return [(first + offset, record) for offset, record in enumerate(stamped)]
 
+    def now(self, live: LiveMatch) -> float:
+        return live.clock_at(self.clock.now())
+
     def viewer_for(self, live: LiveMatch, token: str | None) -> Viewer:
         if not token:
             return Viewer.spectator()
@@ -175,7 +178,8 @@ class Matches:
                 raise PermissionDenied(f"{player}'s seat is taken; the host can issue a new token")
             new_token = secrets.token_urlsafe(24)
             digest = token_hash(new_token)
-            await self._append(live, [{"kind": "joined", "player": player, "token": digest, "at": self.clock.now()}])
+            joined = {"kind": "joined", "player": player, "token": digest, "at": self.now(live)}
+            await self._append(live, [joined])
             self._token_owner[digest] = match_id
             return new_token, live.version
 
@@ -200,7 +204,9 @@ class Matches:
                 raise PermissionDenied(f"this token is {player}'s; a player can act only as themself")
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(f"stale version: the match is at version {live.version}, not {expected_version}")
-            now = self.clock.now()
+            if live.paused_at is not None:
+                raise GameError("the match is paused by the host; submissions wait until it resumes")
+            now = self.now(live)
             await self._expire_due(live, now)
             game, state = live.game, live.state
             if text is not None:
@@ -217,7 +223,7 @@ class Matches:
             viewer = self.require_host(live, token)
             if live.status().finished:
                 raise GameError("the match is over")
-            now = self.clock.now()
+            now = self.now(live)
             written = await self._timeout(live, now, cause("host", timeout=True, forced=True, reason=reason))
             return Accepted(live.version, self._visible(live, viewer, written), live.status())
 
@@ -225,7 +231,9 @@ class Matches:
         """Apply every deadline that has passed (the ticker calls this); returns records written."""
         async with self._locks[match_id]:
             live = await self.load(match_id)
-            return await self._expire_due(live, self.clock.now())
+            if live.paused_at is not None:
+                return 0
+            return await self._expire_due(live, self.now(live))
 
     async def _expire_due(self, live: LiveMatch, now: float) -> int:
         written = 0
@@ -253,7 +261,38 @@ class Matches:
                     f"roll back to a version from {live.started_version} (the match's start) to {live.version - 1}"
                 )
             by = "admin" if self.admin_token and token == self.admin_token else "host"
-            record = {"kind": "rollback", "to": to, "reason": reason, "by": by, "at": self.clock.now()}
+            # The match clock goes back to the time of version `to`: its deadlines and clocks are restored.
+            clock_to = float(live.records[to - 1]["at"])
+            record = {"kind": "rollback", "to": to, "reason": reason, "by": by, "at": self.now(live)}
+            record.update(clock_to=clock_to, offset=self.clock.now() - clock_to)
+            written = await self._append(live, [record])
+            return Accepted(live.version, self._visible(live, viewer, written), live.status())
+
+    async def host_action(
+        self, match_id: uuid.UUID, token: str | None, action: str, reason: str, seconds: float = 0.0
+    ) -> Accepted:
+        """Pause, resume or extend: an audited host record that moves the match clock."""
+        async with self._locks[match_id]:
+            live = await self.load(match_id)
+            viewer = self.require_host(live, token)
+            if live.status().finished:
+                raise GameError("the match is over")
+            server_now = self.clock.now()
+            record: Record = {"kind": "host", "action": action, "reason": reason, "at": self.now(live)}
+            if action == "pause":
+                if live.paused_at is not None:
+                    raise GameError("the match is already paused")
+            elif action == "resume":
+                if live.paused_at is None:
+                    raise GameError("the match is not paused")
+                record["offset"] = server_now - live.paused_at  # the clock goes on from where it stopped
+            elif action == "extend":
+                if seconds <= 0:
+                    raise BadRequest("extend the deadline by a positive number of seconds")
+                record["seconds"] = seconds
+                record["offset"] = live.clock_offset + seconds  # the match clock is held back
+            else:
+                raise BadRequest(f"unknown host action {action!r}")
             written = await self._append(live, [record])
             return Accepted(live.version, self._visible(live, viewer, written), live.status())
 
@@ -264,9 +303,9 @@ class Matches:
             raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")
         header = source.header
         host_token = secrets.token_urlsafe(24)
-        now = self.clock.now()
+        now = float(source.records[at - 1]["at"])  # the fork's clock starts where the origin stood
         created = {key: header[key] for key in ("game", "players", "config", "seed", "rules_version")}
-        created.update(kind="created", host_token=token_hash(host_token), at=now)
+        created.update(kind="created", host_token=token_hash(host_token), at=now, offset=self.clock.now() - now)
         created["origin"] = {"match_id": str(source.id), "version": at}
         why = cause("fork", origin=str(source.id), version=at)
         records = [created] + _game_records(effective_events(source.records, at), why, now, start=True)

@@ -19,10 +19,9 @@ log = logging.getLogger(__name__)
 async def tick(matches: Matches) -> int:
     """One pass over the live matches; returns how many records the deadlines wrote."""
     written = 0
-    now = matches.clock.now()
     for match_id in matches.known():
         live = await matches.load(match_id)
-        if not is_due(live.game, live.state, now):
+        if live.paused_at is not None or not is_due(live.game, live.state, matches.now(live)):
             continue
         try:
             written += await matches.expire_due(match_id)
