@@ -1,0 +1,95 @@
+"""Benchmarks (never timed tests): `make bench` or `python -m bench.run [--quick]`.
+
+Measures, on this machine: store appends per second (SQLite file, one record per save and ten per
+save), submissions per second through a real server on loopback with concurrent clients (duel fixture
+game, whose rules cost almost nothing, so this measures the platform), and StateAt latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from clients.client import MatchClient
+from engine import registry
+from server.app import Settings
+from server.store import EventStore
+from tests.support import duel
+from tests.support.server import ServerThread
+
+
+def bench_store(folder: Path, saves: int) -> dict[str, float]:
+    out = {}
+    for per_save in (1, 10):
+        store = EventStore(f"sqlite:{folder / f'store{per_save}.db'}")
+        match = uuid.uuid4()
+        started = time.perf_counter()
+        for index in range(saves):
+            store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
+        elapsed = time.perf_counter() - started
+        out[f"sqlite records/s, {per_save} per save"] = saves * per_save / elapsed
+        store.close()
+    return out
+
+
+def bench_server(folder: Path, matches: int, clients: int) -> dict[str, float]:
+    registry.register(duel.GAME)
+    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(folder / "var"))).start()
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def play(count: int) -> None:
+        client = MatchClient(server.address)
+        for _ in range(count):
+            created = client.create("duel", ["ann", "bob"], seed=1)
+            tokens = [client.join(created.match_id, p) for p in ("ann", "bob")]
+            for _round in range(3):
+                for token in tokens:
+                    started = time.perf_counter()
+                    client.submit(created.match_id, token, text="pick 2")
+                    with lock:
+                        latencies.append(time.perf_counter() - started)
+        client.close()
+
+    threads = [threading.Thread(target=play, args=(matches // clients,)) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    client = MatchClient(server.address)
+    match_id = client.list_matches()[0].match_id
+    state_latencies = []
+    for version in range(1, 13):
+        t = time.perf_counter()
+        client.state(match_id, at=version)
+        state_latencies.append(time.perf_counter() - t)
+    server.stop()
+    latencies.sort()
+    return {
+        f"submits/s ({clients} clients)": len(latencies) / elapsed,
+        "submit p50 ms": statistics.median(latencies) * 1000,
+        "submit p99 ms": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "StateAt p50 ms": statistics.median(state_latencies) * 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        results = bench_store(Path(folder), 200 if args.quick else 2000)
+        results.update(bench_server(Path(folder), 16 if args.quick else 96, 8))
+    for name, value in results.items():
+        print(f"{name:40s} {value:10.1f}")
+
+
+if __name__ == "__main__":
+    main()
