@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from ck_helpers import A, B, JUDGES, both, events_of, finish_round, match, phase, say, to_phase
+from ck_helpers import JUDGES, A, B, both, events_of, finish_round, match, phase, say, to_phase
 
 from engine.contract import Viewer
 from engine.cookoff import GAME
