@@ -58,7 +58,7 @@ class Running:
     async def stop(self, grace: float | None = 0.5) -> None:
         await cancelled_quietly(self.ticker)
         await self.server.stop(grace)
-        self.matches.close()
+        await self.matches.close()
         self.store.close()
 
 

@@ -15,7 +15,6 @@ import secrets
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -31,6 +30,7 @@ from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unaut
 from server.live import LiveMatch, cause, effective_events
 from server.records import Record, chain, first_broken_link, token_hash
 from server.store import EventStore, VersionConflict
+from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -48,7 +48,7 @@ class Matches:
         self.store = store
         self.clock = clock
         self.admin_token = admin_token
-        self._io_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        self._writer = GroupWriter(store)
         self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_size)
         self._locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
@@ -58,7 +58,7 @@ class Matches:
     # --- plumbing -------------------------------------------------------------------------------
 
     async def _io(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._io_pool, fn, *args)
+        return await self._writer.call(fn, *args)
 
     async def start(self) -> None:
         """Load every match in the store (rebuilding state from events) and index their tokens."""
@@ -66,8 +66,8 @@ class Matches:
         for match_id in self._known:
             await self.load(match_id)
 
-    def close(self) -> None:
-        self._io_pool.shutdown(wait=True)
+    async def close(self) -> None:
+        await self._writer.close()
 
     @staticmethod
     def parse_id(text: str) -> uuid.UUID:
@@ -92,7 +92,7 @@ class Matches:
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         stamped = chain(live.last_hash, records)
         try:
-            await self._io(self.store.append, live.id, live.version, stamped)
+            await self._writer.append(live.id, live.version, stamped)
         except VersionConflict:
             self._cache.pop(live.id, None)  # another process wrote first: reload on next use
             raise Aborted("another writer changed this match first; nothing was written, reload and retry") from None

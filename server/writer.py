@@ -1,0 +1,74 @@
+"""Group commit: one writer thread; appends that queue up while it writes go together in the next
+transaction. A conflict in a group is found by writing that group's appends one by one, so only the
+loser gets VersionConflict."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from server.records import Record
+from server.store import EventStore, VersionConflict
+
+T = TypeVar("T")
+Pending = tuple[uuid.UUID, int, Sequence[Record], "asyncio.Future[None]"]
+
+
+class GroupWriter:
+    def __init__(self, store: EventStore, max_group: int = 64) -> None:
+        self.store = store
+        self.max_group = max_group
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        self._queue: asyncio.Queue[Pending] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run any store call on the store's thread (reads included), off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def append(self, match_id: uuid.UUID, after_version: int, records: Sequence[Record]) -> None:
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._task = asyncio.create_task(self._run(self._queue))
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((match_id, after_version, records, done))
+        await done
+
+    async def _run(self, queue: asyncio.Queue[Pending]) -> None:
+        while True:
+            group = [await queue.get()]
+            while not queue.empty() and len(group) < self.max_group:
+                group.append(queue.get_nowait())
+            try:
+                await self.call(self.store.append_many, [(m, v, r) for m, v, r, _ in group])
+                outcomes: list[BaseException | None] = [None] * len(group)
+            except VersionConflict:
+                outcomes = [await self._one(m, v, r) for m, v, r, _ in group]
+            except Exception as exc:
+                outcomes = [exc] * len(group)
+            for (_, _, _, done), outcome in zip(group, outcomes, strict=True):
+                if done.done():
+                    continue
+                if outcome is None:
+                    done.set_result(None)
+                else:
+                    done.set_exception(outcome)
+
+    async def _one(self, match_id: uuid.UUID, after: int, records: Sequence[Record]) -> BaseException | None:
+        try:
+            await self.call(self.store.append, match_id, after, records)
+            return None
+        except Exception as exc:
+            return exc
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        self.pool.shutdown(wait=True)
