@@ -111,8 +111,8 @@ def test_lg10_a_submission_may_be_replaced_and_the_last_one_counts() -> None:
     assert bids[0] == {"player": "Ann", "bid": 1, "kind": "end", "sheep": None, "defaulted": False}
 
 
-def test_lg10_a_later_message_replaces_only_the_orders_it_carries_and_its_end_early() -> None:
-    """Project ruling LG-P3: orders merge by kind; 'end early' is the latest message's wish."""
+def test_lg10_lgp2_a_later_message_replaces_only_the_orders_it_carries_and_its_end_early() -> None:
+    """LG-10, project ruling LG-P2: orders merge by kind; 'end early' is the latest message's wish."""
     match = in_steps()
     first_auction(match)
     match.submit_text("Ann", "bid 2 bend; place A1; end early")
