@@ -1,0 +1,136 @@
+"""Golden transcripts of Cookoff.
+
+`match.txt`: a whole match made by the example bots (judge_bot vs random_bot) on the default clocks,
+with `@ +N` clock advances (some past a phase's base time, so reserve is spent) and a `---` that lets
+the final dish choice time out (CK-6: the latest dish). It replays to exactly expected.json, and writing
+the replay back out reproduces the script.
+
+`timeloss.txt`: a short match where bob spends his reserve and his clock runs out through `@ +N` while
+ann keeps playing: ann wins on time (CK-7).
+
+Regenerate (only when a rules change is intended): `.venv/bin/python tests/golden/cookoff/test_ck_golden.py --write`
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+from clients.bots.cookoff import judge_bot, random_bot
+from engine.contract import Viewer
+from engine.cookoff import GAME
+from engine.match import LocalMatch
+from engine.transcript import Step, simulate, write_script
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = HERE / "match.txt"
+EXPECTED = HERE / "expected.json"
+TIMELOSS = HERE / "timeloss.txt"
+SEED = 2026
+PLAYERS = ("ann", "bob")
+
+
+def _header(lines: list[str]) -> tuple[int, list[str]]:
+    """The first line: '# cookoff golden: seed=N players=A,B'."""
+    fields = dict(part.split("=", 1) for part in lines[0].lstrip("#").split() if "=" in part)
+    return int(fields["seed"]), fields["players"].split(",")
+
+
+def _body(lines: list[str]) -> list[str]:
+    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
+def test_golden_transcript_replays_to_the_expected_result() -> None:
+    lines = SCRIPT.read_text().splitlines()
+    seed, players = _header(lines)
+    result = simulate(GAME, players, seed, lines)
+    assert result == json.loads(EXPECTED.read_text())
+    assert result["finished"] and {j["winner"] for j in result["judges"]} <= {*players, None}
+    assert any(line.startswith("@ +") for line in lines) and "---" in lines
+
+
+def test_writing_the_replayed_match_back_out_reproduces_the_script() -> None:
+    lines = SCRIPT.read_text().splitlines()
+    seed, players = _header(lines)
+    match = LocalMatch(GAME, GAME.default_config(players), seed)
+    steps: list[Step] = []
+    for line in _body(lines):
+        if line == "---":
+            steps.append(Step(GAME.status(match.state).deadline or match.now, None))
+            match.expire()
+        elif line.startswith("@"):
+            match.advance(float(line[1:].strip().lstrip("+")))
+        else:
+            player, text = (part.strip() for part in line.split(":", 1))
+            command = GAME.parse(match.state, player, text)
+            match.submit(player, command)
+            steps.append(Step(match.now, player, command))
+    assert match.finished
+    assert write_script(GAME, steps) == _body(lines)
+
+
+def test_a_player_loses_on_reserve_time_while_the_other_keeps_playing() -> None:
+    """CK-7: bob's reserve runs out through `@ +N`; the match ends at once and ann wins."""
+    lines = TIMELOSS.read_text().splitlines()
+    seed, players = _header(lines)
+    result = simulate(GAME, players, seed, lines)
+    assert result["finished"] and result["winner"] == "ann" and result["decision"] == "time"
+    assert result["lost_on_time"] == ["bob"]
+    assert [(r["player"], r["rank"]) for r in result["results"]] == [("ann", 1), ("bob", 2)]
+
+
+# ---------------------------------------------------------------- regeneration
+
+
+def _play(seed: int) -> tuple[LocalMatch, list[Step]]:
+    match = LocalMatch(GAME, GAME.default_config(PLAYERS), seed)
+    rng = random.Random(seed)
+    bots = {"ann": judge_bot, "bob": random_bot}
+    steps: list[Step] = []
+    while not match.finished:
+        state = match.state
+        awaiting = sorted(GAME.status(state).awaiting, key=PLAYERS.index)
+        if state.phase.value == "final_choice" and "bob" in awaiting:
+            for player in [p for p in awaiting if p != "bob"]:
+                text = bots[player](GAME.view(state, Viewer.of(player)), player, rng)
+                assert text is not None
+                command = GAME.parse(match.state, player, text)
+                match.submit(player, command)
+                steps.append(Step(match.now, player, command))
+            steps.append(Step(GAME.status(match.state).deadline or match.now, None))
+            match.expire()  # bob lets the final choice time out: judged on his latest dish
+            continue
+        for player in awaiting:
+            due = GAME.status(match.state).deadline or match.now
+            gap = rng.choice([0, 2, 5, 9, 15, 30, 48, 55, 62, 70])  # sometimes past the base time
+            gap = max(0, min(gap, int(due - match.now) - 20))
+            match.advance(gap)
+            text = bots[player](GAME.view(match.state, Viewer.of(player)), player, rng)
+            assert text is not None
+            command = GAME.parse(match.state, player, text)
+            match.submit(player, command)
+            steps.append(Step(match.now, player, command))
+    return match, steps
+
+
+def _write() -> None:
+    for seed in range(SEED, SEED + 200):
+        match, steps = _play(seed)
+        if any(step.player is None for step in steps):
+            break
+    header = [
+        f"# cookoff golden: seed={seed} players={','.join(PLAYERS)}",
+        "# made by tests/golden/cookoff/test_ck_golden.py --write (bots: ann judge_bot, bob random_bot)",
+    ]
+    lines = write_script(GAME, steps)
+    SCRIPT.write_text("\n".join(header + lines) + "\n")
+    result = simulate(GAME, list(PLAYERS), seed, lines)
+    EXPECTED.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    print(f"seed {seed}: {len(lines)} lines, winner {result['winner']} ({result['decision']})")
+
+
+if __name__ == "__main__":
+    if "--write" in sys.argv:
+        _write()
