@@ -22,7 +22,7 @@ GAME_FIELDS = {"last-gathering": "last_gathering", "cookoff": "cookoff", "mining
 
 def game_command(game: Game, typed: pb.GameCommand) -> Any:
     """A typed protobuf command -> the game's command dataclass, matched by message and field names."""
-    which: str | None = typed.WhichOneof("game")  # type: ignore[func-returns-value,arg-type,unused-ignore]
+    which = typed.WhichOneof("game")
     expected = GAME_FIELDS.get(game.name)
     if which is None:
         raise MalformedCommand(f"the typed command is empty; set the {expected!r} field for a {game.name} match")
