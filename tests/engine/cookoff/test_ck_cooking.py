@@ -231,7 +231,7 @@ def test_ck4_dishes_are_out_of_play_and_numbered_in_the_order_removed() -> None:
     ]
 
 
-def test_binding_first_valid_submission_and_a_second_is_refused() -> None:
+def test_lg10_first_valid_submission_is_binding_and_a_second_is_refused() -> None:
     """LG-10 note / rule text: in Cookoff the first valid submission is binding."""
     m = stocked()
     say(m, A, "place Cheri on A1")
@@ -241,11 +241,22 @@ def test_binding_first_valid_submission_and_a_second_is_refused() -> None:
         say(m, A, "place Cheri on A2")
 
 
-def test_submissions_that_do_nothing_are_valid() -> None:
-    """Rule text: 'I will not sabotage.' and 'I will not remove a dish.' are submissions."""
+def test_ckp9_every_phase_waits_for_both_and_submissions_that_do_nothing_are_valid() -> None:
+    """CK-P9 / rule text: 'I will not sabotage.' and 'I will not remove a dish.' are submissions; every
+    phase before the final choice waits for both players, even one with nothing to do."""
+    m0 = match()
+    assert GAME.status(m0.state).awaiting == {A, B}
     m = stocked()
     for text in ("I will place no berries.", "I will not sabotage.", "I will not move any berries."):
         both(m, text, text)
     events = both(m, "I will not remove a dish.", "nothing")
     assert events_of(events, "dishes_removed")[0]["dishes"] == {A: None, B: None}
     assert m.state.round == 2 and phase(m) is Phase.GATHERING
+
+
+def test_ckp10_a_typed_command_of_another_phase_is_refused() -> None:
+    """CK-P10: a typed command that does not belong to the current phase is refused (CK-4)."""
+    m = stocked()
+    with pytest.raises(RuleViolation, match="expected PlaceBerries, got MoveBerries") as info:
+        m.submit(A, MoveBerries())  # type: ignore[attr-defined]
+    assert info.value.rule == "CK-4"

@@ -116,3 +116,13 @@ def test_ck5_assignments_are_sealed_until_both_players_sent() -> None:
     assert GAME.redact(m.state, event, Viewer.of(A)) == event
     assert GAME.view(m.state, Viewer.of(A))["players"][A]["pending"]["type"] == "SendHarvesters"
     assert m.state.phase is Phase.GATHERING
+
+
+def test_ckp7_a_tree_named_twice_is_refused_and_zero_harvesters_may_be_sent() -> None:
+    """CK-P7: each tree once per submission; '0 workers' to a tree is the same as not naming it."""
+    m = match(first=[("Oran", 3), ("Cheri", 4)])
+    with pytest.raises(RuleViolation, match="name each tree once"):
+        say(m, A, "send 1 worker to Oran. send 1 worker to Oran.")
+    events = both(m, "send 0 workers to Oran. send 1 worker to Cheri", "pass")
+    trees = {t["berry"]: t for t in events_of(events, "harvest_resolved")[0]["trees"]}
+    assert trees["Oran"]["harvesters"] == {A: 0, B: 0} and inventory(m, A) == {"Cheri": 4}

@@ -108,18 +108,18 @@ def verdicts(*winners: str | None) -> list[JudgeVerdict]:
     return [JudgeVerdict(i + 1, Judge("size", "small"), ("0", "0"), w, (), (None, None)) for i, w in enumerate(winners)]
 
 
-def test_final_decision_two_judges_win() -> None:
+def test_ck6_final_decision_two_judges_win() -> None:
     """CK-6 / rule text: the player who wins two of three judges wins, even against judge one."""
     assert final_decision(verdicts(A, B, B), [A, B], A)[:2] == (B, "two judges")
 
 
-def test_final_decision_otherwise_judge_ones_winner() -> None:
+def test_ck6_final_decision_otherwise_judge_ones_winner() -> None:
     """CK-6: no one has two judges: the winner of the first judge revealed wins."""
     assert final_decision(verdicts(A, B, None), [A, B], B)[:2] == (A, "judge one")
     assert final_decision(verdicts(B, None, None), [A, B], A)[:2] == (B, "judge one")
 
 
-def test_final_decision_otherwise_the_dmo() -> None:
+def test_ck6_final_decision_otherwise_the_dmo() -> None:
     """CK-6: judge one won by nobody and no one has two: the DMO wins."""
     assert final_decision(verdicts(None, A, B), [A, B], A)[:2] == (A, "dmo")
     assert final_decision(verdicts(None, None, None), [A, B], B)[:2] == (B, "dmo")
@@ -210,8 +210,8 @@ def play_to_final(m: LocalMatch, dishes_a: list[str], dishes_b: list[str]) -> No
         both(m, f"remove the dish on {a}" if a else "pass", f"remove the dish on {b}" if b else "pass")
 
 
-def test_ck6_final_choice_judges_the_chosen_dish_and_dishes_are_numbered_in_removal_order() -> None:
-    """CK-6: players with several dishes choose one (numbered 1.. in the order removed)."""
+def test_ck6_ckp5_final_choice_judges_the_chosen_dish_and_dishes_are_numbered_in_removal_order() -> None:
+    """CK-6 / CK-P5: only players with two dishes or more choose (numbered 1.. in the order removed)."""
     m = match(first=[("Cheri", 4)])
     both(m, "send 4 workers to Cheri")
     play_to_final(m, ["C3", "A1"], [])
@@ -229,8 +229,9 @@ def test_ck6_final_choice_judges_the_chosen_dish_and_dishes_are_numbered_in_remo
     assert [r["rank"] for r in result["results"]] == [1, 2]
 
 
-def test_ck6_a_player_who_lets_the_final_choice_time_out_is_judged_on_the_latest_dish() -> None:
-    """CK-6: the final choice has no default but the latest dish; no reserve is spent (CK-P4)."""
+def test_ck6_ckp4_a_player_who_lets_the_final_choice_time_out_is_judged_on_the_latest_dish() -> None:
+    """CK-6 / CK-P4: the final choice runs on its base time only (no reserve); a player who lets it time
+    out is judged on the latest dish."""
     m = match(first=[("Cheri", 4)])
     both(m, "send 2 workers to Cheri", "send 2 workers to Cheri")
     play_to_final(m, ["C3", "A1"], ["C3", "A1"])
@@ -302,3 +303,11 @@ def play_to_final_with(m: LocalMatch, place_a: str, place_b: str) -> None:
     for _ in range(14):
         finish_round(m)
     assert m.finished
+
+
+def test_ckp8_size_counts_burned_tiles_and_the_cook_judge_counts_them_in_neither_band() -> None:
+    """CK-P8: a burned berry is still a tile of the dish (size) but has no cook band (CK-2)."""
+    d = dish(("A1", "Pecha", 9), ("A2", "Pecha", 8), ("A3", "Pecha", 1))
+    assert score_dish(Judge("size", "small"), d, CONFIG).value == 1
+    assert score_dish(Judge("cook", "well done"), d, CONFIG).value == 0
+    assert score_dish(Judge("cook", "raw"), d, CONFIG).value == 1

@@ -46,8 +46,9 @@ def test_the_tree_schedule_reaches_only_the_host() -> None:
     assert len(GAME.view(m.state, Viewer.host())["schedule"]) == 15
 
 
-def test_sealed_submissions_reach_only_their_owner_and_the_host_in_every_phase() -> None:
-    """CK-4: assignments, placements, sabotage, moves, removals and dish choices stay sealed."""
+def test_ckp6_sealed_submissions_reach_only_their_owner_and_the_host_in_every_phase() -> None:
+    """CK-4 / CK-P6: assignments, placements, sabotage, moves, removals and dish choices stay sealed
+    until their phase resolves."""
     m = bot_match(5)
     state = GAME.initial_state(GAME.default_config([A, B]), 5)
     for event in m.events:
