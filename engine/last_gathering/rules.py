@@ -309,6 +309,7 @@ def resolve_step(state: State, ctx: Context) -> list[Event]:
             f"auction {state.step}: bids "
             + ", ".join(f"{b['player']} {b['bid']} on {describe_tile(b['kind'], b['sheep'])}" for b in bids)
         )
+        trace.append(f"tiebreak order before the auction: {', '.join(state.order)} (rule text: Tiebreaking order)")
         high = max(b["bid"] for b in bids)
         tied = [b["player"] for b in bids if b["bid"] == high]
         winner = min(tied, key=state.order.index)

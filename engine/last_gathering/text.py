@@ -24,11 +24,15 @@ _KIND = r"(?P<kind>end|straight|bend|junction|cross|-|i|l|t|\+)"
 FRAME_BID = re.compile(_BID + r"\s+(?:on|for)\s+(?:the\s+)?frame\s+(?P<frame>\S+)")
 TILE_BID = re.compile(
     _BID
-    + r"(?:\s+(?:on|for))?(?:\s+an?)?\s+"
+    + r"(?:\s+(?:on|for|to\s+choose))?(?:\s+an?)?\s+"
     + _KIND
-    + r"(?:\s+tile)?(?:\s+with\s+(?:an?\s+)?(?:extra\s+)?sheep\s+on\s+(?:section\s+)?(?P<sheep>[a-z]))?"
+    + r"(?:\s+\((?:-|i|l|t|\+)\))?(?:\s+tile)?"
+    + r"(?:\s+with\s+(?:an?\s+)?(?:extra\s+)?sheep\s+on\s+(?:section\s+)?(?P<sheep>[a-z]))?"
 )
-PLACE = re.compile(r"place\s+(?:at\s+|on\s+)?(?P<spot>[a-d][1-4])(?:\s+(?:rotate|rotated|rotation)\s+(?P<rot>\d+))?")
+PLACE = re.compile(
+    r"place\s+(?:at\s+|on\s+)?(?P<spot>[a-d][1-4])"
+    r"(?:\s+(?:rotate|rotated|rotation)\s+(?P<rot>\d+)(?:\s+degrees)?(?:\s+clockwise)?)?"
+)
 END_EARLY = re.compile(r"end\s+early")
 
 

@@ -22,6 +22,8 @@ def test_the_highest_bid_wins_pays_and_moves_to_the_end_of_the_order() -> None:
     assert [match.state.player(p).garnets for p in ("Ann", "Cy", "Di")] == [20, 20, 20]  # losers pay nothing
     assert match.state.left("bend") == 3
     assert "highest bid 4: Bob wins (rule text: Auction phase)" in resolved["trace"]
+    assert "tiebreak order before the auction: Ann, Bob, Cy, Di (rule text: Tiebreaking order)" in resolved["trace"]
+    assert "auction 1: bids Ann 1 on cross, Bob 4 on bend, Cy 2 on end, Di 0 on straight" in resolved["trace"]
 
 
 def test_a_populated_winner_pays_the_bid_plus_3() -> None:

@@ -9,6 +9,7 @@ from engine.last_gathering.board import (
     CANONICAL_SECTIONS,
     EMPTY_BOARD,
     ROTATIONS,
+    Board,
     frame_spoke_at,
     quadrant_cell,
     section_quadrants,
@@ -16,10 +17,10 @@ from engine.last_gathering.board import (
     spot_xy,
 )
 from engine.last_gathering.config import DEFAULT_FRAMES
-from engine.last_gathering.scoring import loose_ends, regions, score_board
+from engine.last_gathering.scoring import Region, loose_ends, regions, score_board
 
 
-def region_of(found, cell):  # type: ignore[no-untyped-def]
+def region_of(found: tuple[Region, ...], cell: tuple[int, int]) -> Region:
     return next(r for r in found if cell in r.cells)
 
 
@@ -126,7 +127,7 @@ def test_lg6_the_lake_blocks_like_a_fence_but_a_spoke_ending_there_is_still_a_lo
     assert len([e for e in loose_ends(board, ALL_SPOKES, lakes=[15]) if "D4" in e.where]) == 4
 
 
-def split_board_with_lake_at_c2():  # type: ignore[no-untyped-def]
+def split_board_with_lake_at_c2() -> tuple[Board, frozenset[str], list[int]]:
     """Straights (N-S) at C1, C3, C4, the lake at C2, frame F5 (all N and S spokes): the line x = 2.5 is
     fenced from rim to rim (the lake blocks its middle), other spots are open."""
     board = board_of({"C1": ("straight", 0), "C3": ("straight", 0), "C4": ("straight", 0)})

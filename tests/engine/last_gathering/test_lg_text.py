@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lg_helpers import in_steps, new_match
 
@@ -25,6 +27,11 @@ def parse(text: str) -> Submit:
         ("bid 5 bend with sheep on A", Submit(tile_bid=TileBid(5, "bend", "A"))),
         ("BID 5 GARNETS ON A BEND TILE WITH AN EXTRA SHEEP ON SECTION b", Submit(tile_bid=TileBid(5, "bend", "B"))),
         ("bid 0 -", Submit(tile_bid=TileBid(0, "end"))),
+        (
+            "bid 3 garnets to choose a junction (T) tile with an extra sheep on section B.",
+            Submit(tile_bid=TileBid(3, "junction", "B")),
+        ),
+        ("place C2 rotated 270 degrees clockwise", Submit(placement=Placement("C2", 270))),
         ("bid 1 I", Submit(tile_bid=TileBid(1, "straight"))),
         ("bid 1 l", Submit(tile_bid=TileBid(1, "bend"))),
         ("bid 2 T with sheep on C", Submit(tile_bid=TileBid(2, "junction", "C"))),
@@ -101,3 +108,19 @@ def test_commands_built_without_text_are_checked_the_same_way() -> None:
             submit(GAME, match.state, "Ann", bad, match._ctx(0))
     events = submit(GAME, match.state, "Ann", Submit(tile_bid=TileBid(1, "T", "a")), match._ctx(0))
     assert events[0]["tile_bid"] == {"bid": 1, "kind": "junction", "sheep": "A"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        Submit(frame_bid=FrameBid("F2", 3)),
+        Submit(tile_bid=TileBid(4, "cross", "D"), placement=Placement("C4", 90), end_early=True),
+        Submit(end_early=True),
+    ],
+)
+def test_commands_round_trip_through_the_stored_json_form(command: Submit) -> None:
+    from engine.codec import from_json, to_json
+
+    data = to_json(command)
+    assert json.loads(json.dumps(data)) == data
+    assert from_json(GAME.command_types, data) == command
