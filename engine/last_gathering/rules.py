@@ -25,7 +25,7 @@ from engine.last_gathering.board import (
 from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import KINDS
 from engine.last_gathering.scoring import score_board
-from engine.last_gathering.state import FRAMES, OVER, STEPS, Pending, State
+from engine.last_gathering.state import FRAMES, OVER, STEPS, AuctionResult, Pending, State
 
 POPULATE_COST = 3
 
@@ -421,7 +421,8 @@ def evolve(state: State, event: Event) -> State:
             won = event["tile"]
             tile_to_place = Tile(won["kind"], won["sheep"])
             supply = tuple((k, n - 1 if k == won["kind"] else n) for k, n in state.supply)
-            state = replace(state, supply=supply)
+            result = AuctionResult(event["step"], event["winner"], won["kind"], won["sheep"], event["paid"])
+            state = replace(state, supply=supply, auctions=(*state.auctions, result))
         state = _clear_pending(state)
         return replace(
             state,

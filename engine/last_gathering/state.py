@@ -23,6 +23,17 @@ class Pending:
 
 
 @dataclass(frozen=True, slots=True)
+class AuctionResult:
+    """A resolved tile auction, public from then on."""
+
+    step: int
+    winner: str
+    kind: str
+    sheep: str | None
+    paid: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerState:
     name: str
     garnets: int
@@ -43,6 +54,7 @@ class State:
     step: int = 0
     deadline: float | None = None
     tile_to_place: Tile | None = None  # won at the previous auction, placed in this step
+    auctions: tuple[AuctionResult, ...] = ()  # every resolved tile auction, in order
     last_resolution: dict[str, Any] | None = None  # public summary of the last resolution
     final: dict[str, Any] | None = None  # scores and ranking once over
 

@@ -7,6 +7,8 @@ the host.
 
 from __future__ import annotations
 
+import copy
+
 from engine.contract import Event, Json, Viewer
 from engine.last_gathering.board import SPOTS, Board, empty_spots
 from engine.last_gathering.rules import frame_bid_json, placement_json, tile_bid_json, tile_json
@@ -82,7 +84,11 @@ def view(state: State, viewer: Viewer, results: dict[str, Json] | None = None) -
             }
             for p in state.players
         ],
-        "last_resolution": state.last_resolution,
+        "auctions": [
+            {"step": a.step, "winner": a.winner, "kind": a.kind, "sheep": a.sheep, "paid": a.paid}
+            for a in state.auctions
+        ],
+        "last_resolution": copy.deepcopy(state.last_resolution),  # a copy: the event itself stays untouched
         "you": None,
     }
     if viewer.kind == "player" and viewer.player in state.config.players:

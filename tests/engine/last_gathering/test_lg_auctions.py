@@ -136,5 +136,8 @@ def test_lg8_bids_are_sealed_until_the_step_resolves_then_public() -> None:
         after["players"][0]["submitted"] = False
         assert after == seen
     match.expire()
+    assert GAME.view(match.state, Viewer.of("Bob"))["auctions"] == [
+        {"step": 1, "winner": "Ann", "kind": "bend", "sheep": "A", "paid": 10}
+    ]
     public = GAME.view(match.state, Viewer.spectator())["last_resolution"]
     assert {"player": "Ann", "bid": 7, "kind": "bend", "sheep": "A", "defaulted": False} in public["bids"]
