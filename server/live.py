@@ -110,7 +110,13 @@ class LiveMatch:
         kind = record["kind"]
         out: Record = {"kind": kind, "at": record.get("at")}
         if kind == "created":
-            out.update(game=record["game"], players=record["players"], config=record["config"])
+            config = dict(record["config"])
+            if not (viewer.is_host or self.status().finished):
+                # Host-set secrets (e.g. Cookoff's judges and tree schedule) wait for the end of the match.
+                for key in getattr(self.game, "secret_config_keys", ()):
+                    if config.get(key) is not None:
+                        config[key] = "hidden until the match is over"
+            out.update(game=record["game"], players=record["players"], config=config)
             out["rules_version"] = record.get("rules_version")
             if record.get("origin"):
                 out["origin"] = record["origin"]

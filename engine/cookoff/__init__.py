@@ -16,6 +16,8 @@ class Cookoff:
     name = "cookoff"
     rules_version = "1"
     command_types = COMMAND_TYPES
+    # Host-set judges and tree schedules are hidden information (CK-5, CK-6) until the match is over.
+    secret_config_keys = ("judges", "schedule")
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]:
         return _config.default_config(players)

@@ -85,3 +85,24 @@ def test_typed_protobuf_commands_reach_each_game(tmp_path: Path) -> None:
         client.submit(lg.match_id, token, typed=pb.GameCommand())
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     server.stop()
+
+
+def test_host_set_cookoff_judges_and_trees_stay_out_of_the_players_configuration(tmp_path: Path) -> None:
+    from engine.cookoff import GAME as COOKOFF
+
+    server = make_server(tmp_path, ManualClock())
+    client = MatchClient(server.address)
+    judges = [
+        {"family": "flavour", "want": "sour"},
+        {"family": "size", "want": "large"},
+        {"family": "cook", "want": "raw"},
+    ]
+    assert COOKOFF.initial_state({**COOKOFF.default_config(["ann", "bob"]), "judges": judges}, 3)
+    created = client.create("cookoff", ["ann", "bob"], seed=3, config={"judges": judges})
+    ann = client.join(created.match_id, "ann")
+    for token in (ann, None):
+        header = json.loads(client.history(created.match_id, token)[0].json)
+        assert header["config"]["judges"] == "hidden until the match is over"
+    header = json.loads(client.history(created.match_id, created.host_token)[0].json)
+    assert header["config"]["judges"] == judges
+    server.stop()
