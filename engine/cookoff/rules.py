@@ -334,6 +334,11 @@ def _opened(state: State, phase: Phase, number: int, ctx: Context, players: Any)
     }
 
 
+def _sq(square: str) -> str:
+    """A square as written in events: canonical CK-3 name ("c3" -> "C3")."""
+    return square_name(square_index(square))
+
+
 def _pending(state: State) -> dict[str, Any]:
     return {seat.name: seat.pending for seat in state.seats}
 
@@ -380,7 +385,8 @@ def _harvest(state: State) -> Event:
 
 def _placements(state: State) -> Event:
     placed = {
-        name: [{"berry": p.berry, "square": p.square} for p in cmd.placements] for name, cmd in _pending(state).items()
+        name: [{"berry": p.berry, "square": _sq(p.square)} for p in cmd.placements]
+        for name, cmd in _pending(state).items()
     }
     trace = [f"Round {state.round} placements revealed together (CK-4):"] + [
         f"  {name}: " + (", ".join(f"{p['berry']} on {p['square']}" for p in items) or "nothing")
@@ -391,7 +397,8 @@ def _placements(state: State) -> Event:
 
 def _sabotage(state: State) -> Event:
     placed = {
-        name: [{"berry": p.berry, "square": p.square} for p in cmd.placements] for name, cmd in _pending(state).items()
+        name: [{"berry": p.berry, "square": _sq(p.square)} for p in cmd.placements]
+        for name, cmd in _pending(state).items()
     }
     trace = [f"Round {state.round} sabotage announced together (CK-4; berries belong to the pot they land in, CK-5b):"]
     for name, items in placed.items():
@@ -404,7 +411,9 @@ def _sabotage(state: State) -> Event:
 
 
 def _moves(state: State) -> Event:
-    moves = {name: [{"from": m.source, "to": m.target} for m in cmd.moves] for name, cmd in _pending(state).items()}
+    moves = {
+        name: [{"from": _sq(m.source), "to": _sq(m.target)} for m in cmd.moves] for name, cmd in _pending(state).items()
+    }
     trace = [f"Round {state.round} moves, applied in the order given (CK-4):"] + [
         f"  {name}: " + (", ".join(f"{m['from']} to {m['to']}" for m in items) or "no moves")
         for name, items in moves.items()
@@ -460,7 +469,9 @@ def _removal(state: State) -> Event:
             assert item is not None
             berries.append({"square": square_name(square_index(square)), "berry": item.berry, "cook": item.cook})
         dishes[seat.name] = {"number": number, "berries": berries}
-        trace.append(f"  {seat.name}: dish {number} of {len(berries)} berries ({', '.join(cmd.squares)})")
+        trace.append(
+            f"  {seat.name}: dish {number} of {len(berries)} berries ({', '.join(_sq(q) for q in cmd.squares)})"
+        )
     return {"type": "dishes_removed", "round": state.round, "dishes": dishes, "trace": trace}
 
 

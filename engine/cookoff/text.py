@@ -43,7 +43,7 @@ SEND = re.compile(
     rf"(?:to|at|on)\s+(?:the\s+)?{WORD}(?:\s+berry)?(?:\s+trees?)?$"
 )
 SEND_NONE = re.compile(rf"^{SUBJECT}(?:will\s+not|won't|do\s+not|don't)\s+send\s+(?:any\s+)?(?:workers|harvesters)$")
-SEND_ZERO = re.compile(rf"^{SUBJECT}send\s+(?:no|zero|0)\s+(?:workers|harvesters)$")
+SEND_ZERO = re.compile(rf"^{SUBJECT}send\s+(?:(?:no|zero|0)\s+(?:workers|harvesters)|nothing|nobody|no\s+one)$")
 PLACE = re.compile(
     rf"^{SUBJECT}(?:place|put|add)\s+(?:(?:a|an|one|the)\s+)?{WORD}(?:\s+berry)?\s+(?:on|at|in|onto|to)\s+{SQUARE}$"
 )

@@ -6,7 +6,7 @@ import pytest
 from ck_helpers import A, B, both, events_of, finish_round, gather, match, phase, pot, say
 
 from engine.cookoff import GAME
-from engine.cookoff.commands import Move, MoveBerries
+from engine.cookoff.commands import Move, MoveBerries, PlaceBerries, Placement
 from engine.cookoff.scoring import band
 from engine.cookoff.state import Phase, square_index
 from engine.errors import AlreadySubmitted, MalformedCommand, RuleViolation
@@ -260,3 +260,11 @@ def test_ckp10_a_typed_command_of_another_phase_is_refused() -> None:
     with pytest.raises(RuleViolation, match="expected PlaceBerries, got MoveBerries") as info:
         m.submit(A, MoveBerries())  # type: ignore[attr-defined]
     assert info.value.rule == "CK-4"
+
+
+def test_typed_commands_with_lower_case_squares_are_recorded_in_canonical_form() -> None:
+    """CK-3: squares in events are canonical ("c3" -> "C3")."""
+    m = stocked()
+    say(m, B, "pass")
+    events = m.submit(A, PlaceBerries((Placement("Cheri", "c3"),)))  # type: ignore[attr-defined]
+    assert events_of(events, "placements_revealed")[0]["placements"][A] == [{"berry": "Cheri", "square": "C3"}]

@@ -47,6 +47,8 @@ def parse(target: Phase, text: str) -> object:
         (Phase.GATHERING, "Send two harvesters to the Cheri tree", SendHarvesters((HarvesterSend("Cheri", 2),))),
         (Phase.GATHERING, "I will send no workers.", SendHarvesters()),
         (Phase.GATHERING, "pass", SendHarvesters()),
+        (Phase.GATHERING, "I will not send any workers.", SendHarvesters()),
+        (Phase.GATHERING, "send nothing", SendHarvesters()),
         (
             Phase.PLACEMENT,
             "I will place a Cheri berry on C3. I will place an Oran berry on b2.",
