@@ -271,7 +271,7 @@ def _resolve(state: State, ctx: Context) -> list[Event]:
         return _run(state, [moved, _cook(evolve(state, moved))], ctx, next_phase=Phase.REMOVAL)
     if state.phase is Phase.REMOVAL:
         return _run(state, [_removal(state)], ctx, after_removal_of=state.round)
-    return [_judging(state, {})]
+    return [_judging(state)]
 
 
 def _run(
@@ -317,7 +317,7 @@ def _run(
     if choosers:
         emit(_opened(state, Phase.FINAL_CHOICE, finished_round, ctx, choosers))
         return out
-    emit(_judging(state, {}))
+    emit(_judging(state))
     return out
 
 
@@ -488,7 +488,7 @@ def chosen_dishes(state: State) -> list[Dish | None]:
     return out
 
 
-def _judging(state: State, _unused: dict[str, Any]) -> Event:
+def _judging(state: State) -> Event:
     names = [seat.name for seat in state.seats]
     dishes = chosen_dishes(state)
     trace: list[str] = []
@@ -547,7 +547,7 @@ def timeout(state: State, ctx: Context) -> list[Event]:
             }
             events.append(event)
             state = evolve(state, event)
-        return [*events, _judging(state, {})]
+        return [*events, _judging(state)]
     names = [seat.name for seat in state.seats]
     trace = [
         f"{p}: phase opened at {num(state.opened_at)}, base {num(state.config.time(state.phase.value))} s, "
