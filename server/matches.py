@@ -381,6 +381,8 @@ class Matches:
             if why is not None:
                 actor = why.get("actor")
                 source = why.get("text") or _describe_cause(why)
+            elif record["kind"] != "game":  # host records name their own author
+                actor, source = record.get("by"), ""
             lines: list[str] = []
             kind = record["kind"]
             if kind == "game":

@@ -86,7 +86,8 @@ def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_b
     resolved = [json.loads(e.json)["event"]["winners"] for e in history if e.type == "Resolved"]
     assert resolved == [["ann"], ["ann", "bob"]]  # both branches stay in the log
     audit = client.audit(match_id, host)
-    assert any("rolled back to version" in line for entry in audit for line in entry.lines)
+    rollback = [entry for entry in audit if entry.kind == "rollback"]
+    assert rollback[0].actor == "host" and "rolled back to version" in rollback[0].lines[0]
     assert any(entry.retracted and entry.type == "Resolved" for entry in audit)
     assert client.verify(match_id, host).ok
 
