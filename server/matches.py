@@ -278,7 +278,8 @@ class Matches:
             if live.status().finished:
                 raise GameError("the match is over")
             server_now = self.clock.now()
-            record: Record = {"kind": "host", "action": action, "reason": reason, "at": self.now(live)}
+            by = "admin" if self.admin_token and token == self.admin_token else "host"
+            record: Record = {"kind": "host", "action": action, "by": by, "reason": reason, "at": self.now(live)}
             if action == "pause":
                 if live.paused_at is not None:
                     raise GameError("the match is already paused")
@@ -389,9 +390,12 @@ class Matches:
                 lines = live.game.explain(record["event"])
             elif kind == "rollback":
                 lines = [f"{record['by']} rolled back to version {record['to']}: {record['reason']}"]
+            elif kind == "host":
+                extra = f" by {record['seconds']} s" if record.get("action") == "extend" else ""
+                lines = [f"{record['by']}: {record['action']}{extra}: {record.get('reason') or 'no reason given'}"]
             elif kind == "created":
                 lines = [f"match of {record['game']} created for {', '.join(record['players'])}"]
-            if not lines and kind != "rollback":
+            if not lines:
                 continue
             entries.append(
                 {

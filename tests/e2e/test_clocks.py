@@ -60,6 +60,8 @@ def test_a_pause_stops_the_clock_and_a_resume_keeps_the_time_left(server: Server
     assert wait_for_phase(client, match_id, host, "round 2")
     actions = [r["action"] for r in records(client, match_id, host) if r["kind"] == "host"]
     assert actions == ["pause", "resume"]
+    audited = [entry.lines[0] for entry in client.audit(match_id) if entry.kind == "host"]
+    assert audited == ["host: pause: a player's connection is down", "host: resume: back"]
 
 
 def test_extending_a_deadline_gives_the_phase_more_time(server: ServerThread, clock: ManualClock) -> None:
