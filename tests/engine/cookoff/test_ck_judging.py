@@ -133,7 +133,7 @@ def judged_match(judges: list[dict[str, str]] | None = None, **kw: object) -> Lo
 
 
 def test_ck6_judges_are_revealed_at_the_start_after_round_5_and_after_round_10() -> None:
-    """Rule text / CK-6: judge 1 at the start, judge 2 after round 5, judge 3 after round 10."""
+    """Rule text / CK-6, CK-P11: judge 1 at the start, judge 2 after round 5, judge 3 after round 10."""
     m = judged_match()
     assert m.state.revealed == 1
     for round_ in range(1, 11):
