@@ -27,7 +27,8 @@ def parse_args(argv: list[str] | None = None) -> Settings:
 async def serve(settings: Settings) -> None:
     running = await start_server(settings)
     logging.info("matchserver on port %s, store %s", running.port, settings.store_url())
-    print(f"matchserver listening on {settings.address} (store {settings.store_url()})", flush=True)
+    host = settings.address.rsplit(":", 1)[0]
+    print(f"matchserver listening on {host}:{running.port} (store {settings.store_url()})", flush=True)
     try:
         await running.server.wait_for_termination()
     finally:

@@ -49,3 +49,17 @@ def test_the_admin_token_under_var_lets_the_server_machine_act_as_host(
     code, out = run(capsys, server, "state", match_id)
     assert json.loads(out)["viewer"] == "host"
     assert run(capsys, server, "end-phase", match_id, "--reason", "test")[0] == 0
+
+
+def test_watch_follows_a_match_to_its_end(server: ServerThread, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    match_id = out.strip()
+    for player in ("ann", "bob"):
+        run(capsys, server, "join", match_id, player)
+    for _ in range(3):
+        run(capsys, server, "submit", match_id, "--as", "ann", "pick", "2")
+        run(capsys, server, "submit", match_id, "--as", "bob", "pick", "1")
+    code, out = run(capsys, server, "watch", match_id, "--as", "spectator", "--until-finished")
+    lines = out.splitlines()
+    assert code == 0 and "Finished" in lines[-1]
+    assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))
