@@ -260,7 +260,7 @@ def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
     token = _token(args, creds, args.match)
     if token is None:
         raise SystemExit("a fork needs the host's token")
-    reply = client.fork(args.match, token, args.at)
+    reply = client.fork(args.match, token, args.at, args.reason)
     creds.set_host(args.server, reply.match_id, reply.host_token)
     print(reply.match_id)
     return 0
@@ -318,6 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", required=True)
     p = with_match("fork", "host: a new match starting as this one stood at a version")
     p.add_argument("--at", type=int, required=True)
+    p.add_argument("--reason", default="")
+    p = with_match("settle", "host: record a decision the rules leave to the host (e.g. a tie)")
+    p.add_argument("--reason", required=True, help="the decision")
     p = sub.add_parser("play-bots", help="create a match and play it with example bots over gRPC")
     p.add_argument("--game", required=True)
     p.add_argument("--players", help="comma-separated seat names (default: the game's default count)")
@@ -352,6 +355,7 @@ COMMANDS = {
     "pause": cmd_host_action,
     "resume": cmd_host_action,
     "extend": cmd_host_action,
+    "settle": cmd_host_action,
     "fork": cmd_fork,
 }
 

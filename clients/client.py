@@ -128,8 +128,8 @@ class MatchClient:
         response: pb.SubmitResponse = self.stub.Rollback(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def fork(self, match_id: str, token: str, at_version: int) -> pb.CreateMatchResponse:
-        request = pb.ForkRequest(match_id=match_id, at_version=at_version)
+    def fork(self, match_id: str, token: str, at_version: int, reason: str = "") -> pb.CreateMatchResponse:
+        request = pb.ForkRequest(match_id=match_id, at_version=at_version, reason=reason)
         response: pb.CreateMatchResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 

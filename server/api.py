@@ -157,7 +157,7 @@ class MatchService:
     @_unary
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.CreateMatchResponse:
         match_id = Matches.parse_id(request.match_id)
-        live, host_token = await self.matches.fork(match_id, _token(context), request.at_version)
+        live, host_token = await self.matches.fork(match_id, _token(context), request.at_version, request.reason)
         return pb.CreateMatchResponse(
             match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed
         )

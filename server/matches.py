@@ -275,7 +275,7 @@ class Matches:
         async with self._locks[match_id]:
             live = await self.load(match_id)
             viewer = self.require_host(live, token)
-            if live.status().finished:
+            if live.status().finished and action != "settle":
                 raise GameError("the match is over")
             server_now = self.clock.now()
             by = "admin" if self.admin_token and token == self.admin_token else "host"
@@ -287,6 +287,9 @@ class Matches:
                 if live.paused_at is None:
                     raise GameError("the match is not paused")
                 record["offset"] = server_now - live.paused_at  # the clock goes on from where it stopped
+            elif action == "settle":  # the host's decision where the rules leave it to them (e.g. MN-5 ties)
+                if not reason.strip():
+                    raise BadRequest("settle needs the decision, as the reason")
             elif action == "extend":
                 if seconds <= 0:
                     raise BadRequest("extend the deadline by a positive number of seconds")
@@ -297,9 +300,9 @@ class Matches:
             written = await self._append(live, [record])
             return Accepted(live.version, self._visible(live, viewer, written), live.status())
 
-    async def fork(self, match_id: uuid.UUID, token: str | None, at: int) -> tuple[LiveMatch, str]:
+    async def fork(self, match_id: uuid.UUID, token: str | None, at: int, reason: str = "") -> tuple[LiveMatch, str]:
         source = await self.load(match_id)
-        self.require_host(source, token)
+        viewer = self.require_host(source, token)
         if not source.started_version <= at <= source.version:
             raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")
         header = source.header
@@ -315,6 +318,12 @@ class Matches:
         self._cache[live.id] = live
         self._known.append(live.id)
         self._token_owner[token_hash(host_token)] = live.id
+        async with self._locks[match_id]:  # the origin's own log says who forked it, where and why
+            source = await self.load(match_id)
+            by = "admin" if self.admin_token and token == self.admin_token else viewer.kind
+            note: Record = {"kind": "host", "action": "fork", "by": by, "reason": reason, "fork": str(live.id)}
+            note.update(at_version=at, at=self.now(source))
+            await self._append(source, [note])
         return live, host_token
 
     async def verify(self, match_id: uuid.UUID, token: str | None) -> dict[str, Any]:
@@ -392,6 +401,8 @@ class Matches:
                 lines = [f"{record['by']} rolled back to version {record['to']}: {record['reason']}"]
             elif kind == "host":
                 extra = f" by {record['seconds']} s" if record.get("action") == "extend" else ""
+                if record.get("action") == "fork":
+                    extra = f" at version {record['at_version']} as match {record['fork']}"
                 lines = [f"{record['by']}: {record['action']}{extra}: {record.get('reason') or 'no reason given'}"]
             elif kind == "created":
                 lines = [f"match of {record['game']} created for {', '.join(record['players'])}"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RULING = re.compile(r"\b(?:LG|CK|MN)-P?\d+[a-z]?\b")
-SHARED = [f"LG-{n}" for n in range(1, 12)] + [f"CK-{n}" for n in range(1, 8)] + ["CK-5b"] + [
-    f"MN-{n}" for n in range(1, 6)
-]
+SHARED = (
+    [f"LG-{n}" for n in range(1, 12)] + [f"CK-{n}" for n in range(1, 8)] + ["CK-5b"] + [f"MN-{n}" for n in range(1, 6)]
+)
 
 
 def ruling_ids(text: str) -> set[str]:

@@ -112,7 +112,7 @@ def test_a_fork_plays_on_independently(server: ServerThread) -> None:
     match_id, host, ann, bob = duel_match(client)
     play_round(client, match_id, ann, bob, 3, 1)
     at = client.state(match_id, host).version
-    forked = client.fork(match_id, host, at)
+    forked = client.fork(match_id, host, at, "what if bob had picked 3?")
     fork_ann, fork_bob = client.join(forked.match_id, "ann"), client.join(forked.match_id, "bob")
     assert scores(client, forked.match_id) == {"ann": 1, "bob": 0}
     play_round(client, forked.match_id, fork_ann, fork_bob, 1, 3)
@@ -122,6 +122,23 @@ def test_a_fork_plays_on_independently(server: ServerThread) -> None:
     header = json.loads(client.history(forked.match_id, forked.host_token)[0].json)
     assert header["origin"] == {"match_id": match_id, "version": at}
     assert client.verify(forked.match_id, forked.host_token).ok
+    noted = [e.lines[0] for e in client.audit(match_id, host) if e.kind == "host"]
+    assert noted == [f"host: fork at version {at} as match {forked.match_id}: what if bob had picked 3?"]
+
+
+def test_the_host_settles_a_tie_after_the_end_as_an_audited_record(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = duel_match(client)
+    for _ in range(3):
+        play_round(client, match_id, ann, bob, 2, 2)
+    assert client.state(match_id, host).status.finished
+    client.host_action(match_id, host, "settle", "tied on points: ann goes through on the earlier submission")
+    assert [e.lines[0] for e in client.audit(match_id) if e.kind == "host"] == [
+        "host: settle: tied on points: ann goes through on the earlier submission"
+    ]
+    with pytest.raises(grpc.RpcError) as info:
+        client.host_action(match_id, host, "pause")
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 def test_verify_reports_the_first_event_a_patched_rule_would_change(
