@@ -31,6 +31,7 @@ test: proto
 
 lint: proto
 	$(VENV)/bin/ruff check engine server clients tests bench
+	$(VENV)/bin/ruff format --check engine server clients tests bench
 
 typecheck: proto
 	$(VENV)/bin/mypy engine server clients

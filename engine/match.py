@@ -27,9 +27,7 @@ def check_may_submit(game: Game, state: Any, player: str) -> None:
     if player in status.awaiting:
         return
     if status.binding and player in status.submitted:
-        raise AlreadySubmitted(
-            f"{player} already submitted in {status.phase}; the first valid submission is binding"
-        )
+        raise AlreadySubmitted(f"{player} already submitted in {status.phase}; the first valid submission is binding")
     raise NotYourTurn(f"{player} has nothing to submit in {status.phase}")
 
 
