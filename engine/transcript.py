@@ -35,19 +35,37 @@ def build_config(game: Game, players: Sequence[str], overrides: Mapping[str, Jso
     return config
 
 
-def play_script(game: Game, match: LocalMatch, lines: Iterable[str]) -> LocalMatch:
+def script_lines(lines: Iterable[str]) -> list[str]:
+    """The lines that play: comments and blank lines dropped."""
+    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
+def script_header(lines: Sequence[str]) -> tuple[int, list[str]]:
+    """(seed, players) from a first line such as `# game=mining seed=N players=A,B,C`."""
+    fields = dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
+    return int(fields["seed"]), fields["players"].split(",")
+
+
+def play_script(game: Game, match: LocalMatch, lines: Iterable[str], steps: list[Step] | None = None) -> LocalMatch:
+    """Play the lines into `match`; with `steps`, record what was played (for `write_script`)."""
     for number, raw in enumerate(lines, start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         try:
             if line == "---":
+                deadline = game.status(match.state).deadline
                 match.expire()
+                if steps is not None:
+                    steps.append(Step(deadline if deadline is not None else match.now, None))
             elif line.startswith("@"):
                 match.advance(float(line[1:].strip().lstrip("+")))
             elif ":" in line:
                 player, text = (part.strip() for part in line.split(":", 1))
-                match.submit_text(player, text)
+                command = game.parse(match.state, player, text)
+                match.submit(player, command)
+                if steps is not None:
+                    steps.append(Step(match.now, player, command))
             else:
                 raise ScriptError(f"line {number}: expected 'PLAYER: text', '---' or '@ +N': {raw.strip()!r}")
         except (GameError, ValueError) as exc:

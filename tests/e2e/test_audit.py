@@ -14,17 +14,8 @@ from clients.client import MatchClient
 from engine.contract import Viewer
 from engine.match import fold
 from tests.support import duel
+from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
-
-
-def duel_match(client: MatchClient) -> tuple[str, str, str, str]:
-    created = client.create("duel", ["ann", "bob"], seed=21)
-    return (
-        created.match_id,
-        created.host_token,
-        client.join(created.match_id, "ann"),
-        client.join(created.match_id, "bob"),
-    )
 
 
 def play_round(client: MatchClient, match_id: str, ann: str, bob: str, a: int, b: int) -> None:
@@ -38,7 +29,7 @@ def scores(client: MatchClient, match_id: str, token: str | None = None) -> dict
 
 def test_state_at_every_version_equals_the_fold_of_its_events(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     for a, b in ((3, 1), (1, 2), (2, 2)):
         play_round(client, match_id, ann, bob, a, b)
     records = [json.loads(e.json) for e in client.history(match_id, host)]
@@ -54,7 +45,7 @@ def test_state_at_every_version_equals_the_fold_of_its_events(server: ServerThre
 
 def test_a_player_view_at_a_version_before_the_reveal_holds_no_hidden_value(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     client.submit(match_id, ann, text="pick 3")
     sealed_at = client.state(match_id, host).version
     client.submit(match_id, bob, text="pick 1")  # resolves: the picks are public from here
@@ -67,7 +58,7 @@ def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_b
     server: ServerThread,
 ) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     client.submit(match_id, ann, text="pick 3")
     mid_resolution = client.state(match_id, host).version
     client.submit(match_id, bob, text="pick 1")
@@ -94,7 +85,7 @@ def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_b
 
 def test_a_rollback_cannot_reach_before_the_match_nor_be_done_by_a_player(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 1, 2)
     for call, code in (
         (lambda: client.rollback(match_id, ann, 3, "mine"), grpc.StatusCode.PERMISSION_DENIED),
@@ -109,7 +100,7 @@ def test_a_rollback_cannot_reach_before_the_match_nor_be_done_by_a_player(server
 
 def test_a_fork_plays_on_independently(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 3, 1)
     at = client.state(match_id, host).version
     forked = client.fork(match_id, host, at, "what if bob had picked 3?")
@@ -128,7 +119,7 @@ def test_a_fork_plays_on_independently(server: ServerThread) -> None:
 
 def test_the_host_settles_a_tie_after_the_end_as_an_audited_record(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     for _ in range(3):
         play_round(client, match_id, ann, bob, 2, 2)
     assert client.state(match_id, host).status.finished
@@ -145,7 +136,7 @@ def test_verify_reports_the_first_event_a_patched_rule_would_change(
     server: ServerThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 3, 1)
     assert client.verify(match_id, host).ok
     original = duel.Duel._resolve
@@ -166,7 +157,7 @@ def test_verify_finds_a_row_altered_directly_in_the_sqlite_file(
     server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = duel_match(client)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 3, 1)
     path = Path(server.settings.var_dir) / "matches.db"
     picked = next(e.version for e in client.history(match_id, host) if e.type == "Picked")
@@ -188,7 +179,7 @@ def test_verify_all_exits_zero_when_everything_verifies(
 ) -> None:
     client = MatchClient(server.address)
     for _ in range(2):
-        match_id, _, ann, bob = duel_match(client)
+        match_id, _, ann, bob = seat_duel(client, seed=21)
         play_round(client, match_id, ann, bob, 2, 1)
     code = cli.main(["--server", server.address, "--var", server.settings.var_dir, "verify", "--all"])
     out = capsys.readouterr().out

@@ -15,17 +15,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from clients.client import MatchClient
 from server.clock import ManualClock
 from tests.conftest import make_server
+from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
-
-
-def new_duel(client: MatchClient) -> tuple[str, str, str, str]:
-    created = client.create("duel", ["ann", "bob"], seed=11)
-    return (
-        created.match_id,
-        created.host_token,
-        client.join(created.match_id, "ann"),
-        client.join(created.match_id, "bob"),
-    )
 
 
 def code_of(call) -> tuple[grpc.StatusCode, str]:  # type: ignore[no-untyped-def]
@@ -46,7 +37,7 @@ def test_health_and_reflection_are_served(server: ServerThread) -> None:
 
 def test_every_error_class_has_its_status_and_appends_nothing(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = new_duel(client)
+    match_id, host, ann, bob = seat_duel(client, seed=11)
     before = client.state(match_id, host).version
     cases = {
         "unparseable text": (lambda: client.submit(match_id, ann, text="pick ten"), grpc.StatusCode.INVALID_ARGUMENT),
@@ -104,15 +95,15 @@ def test_a_malformed_protobuf_is_invalid_argument_not_internal(server: ServerThr
 
 def test_a_token_of_another_match_is_permission_denied(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    first, _, ann, _ = new_duel(client)
-    second, _, _, _ = new_duel(client)
+    first, _, ann, _ = seat_duel(client, seed=11)
+    second, _, _, _ = seat_duel(client, seed=11)
     code, _ = code_of(lambda: client.submit(second, ann, text="pick 1"))
     assert code == grpc.StatusCode.PERMISSION_DENIED
 
 
 def test_sealed_picks_stay_hidden_in_views_history_and_streams(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = new_duel(client)
+    match_id, host, ann, bob = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     for token in (bob, None):
         assert client.state(match_id, token).view["my_picks"] == {}
@@ -132,7 +123,7 @@ def test_sealed_picks_stay_hidden_in_views_history_and_streams(server: ServerThr
 
 def test_subscribe_streams_live_updates_and_resumes_from_a_version(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = new_duel(client)
+    match_id, host, ann, bob = seat_duel(client, seed=11)
     stream = client.subscribe(match_id, ann)
     seen = [next(stream).event.version for _ in range(4)]  # created, opened, 2 joins
     assert seen == [1, 2, 3, 4]
@@ -159,7 +150,7 @@ def test_a_restart_keeps_every_accepted_command(tmp_path: Path) -> None:
     clock = ManualClock()
     first = make_server(tmp_path, clock)
     client = MatchClient(first.address)
-    match_id, host, ann, bob = new_duel(client)
+    match_id, host, ann, bob = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     client.submit(match_id, bob, text="pick 1")
     client.submit(match_id, ann, text="pick 2")
@@ -181,7 +172,7 @@ def test_a_deadline_that_passed_while_the_server_was_down_applies_at_start(tmp_p
     clock = ManualClock()
     first = make_server(tmp_path, clock)
     client = MatchClient(first.address)
-    match_id, host, ann, _ = new_duel(client)
+    match_id, host, ann, _ = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     first.stop()
     clock.advance(61)  # round 1's deadline passes while nothing runs
@@ -199,7 +190,7 @@ def test_a_deadline_that_passed_while_the_server_was_down_applies_at_start(tmp_p
 
 def test_two_concurrent_submissions_on_one_version_land_once(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, bob = new_duel(client)
+    match_id, host, ann, bob = seat_duel(client, seed=11)
     version = client.state(match_id, host).version
     outcomes: list[str] = []
 
@@ -221,7 +212,7 @@ def test_two_concurrent_submissions_on_one_version_land_once(server: ServerThrea
 
 def test_the_host_can_end_a_phase_and_defaults_apply(server: ServerThread) -> None:
     client = MatchClient(server.address)
-    match_id, host, ann, _ = new_duel(client)
+    match_id, host, ann, _ = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 2")
     reply = client.force_phase_end(match_id, host, "bob is away")
     assert reply.status.phase == "round 2"

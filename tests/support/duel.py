@@ -135,3 +135,14 @@ class Duel:
 
 
 GAME = Duel()
+
+
+def seat_duel(client: Any, seed: int) -> tuple[str, str, str, str]:
+    """Create a duel over a real client and join both seats: (match id, host, ann's, bob's token)."""
+    created = client.create("duel", ["ann", "bob"], seed=seed)
+    return (
+        created.match_id,
+        created.host_token,
+        client.join(created.match_id, "ann"),
+        client.join(created.match_id, "bob"),
+    )

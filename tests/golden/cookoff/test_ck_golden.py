@@ -22,7 +22,7 @@ from clients.bots.cookoff import judge_bot, random_bot
 from engine.contract import Viewer
 from engine.cookoff import GAME
 from engine.match import LocalMatch
-from engine.transcript import Step, simulate, write_script
+from engine.transcript import Step, play_script, script_header, script_lines, simulate, write_script
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "match.txt"
@@ -32,19 +32,9 @@ SEED = 2026
 PLAYERS = ("ann", "bob")
 
 
-def _header(lines: list[str]) -> tuple[int, list[str]]:
-    """The first line: '# cookoff golden: seed=N players=A,B'."""
-    fields = dict(part.split("=", 1) for part in lines[0].lstrip("#").split() if "=" in part)
-    return int(fields["seed"]), fields["players"].split(",")
-
-
-def _body(lines: list[str]) -> list[str]:
-    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
-
-
 def test_golden_transcript_replays_to_the_expected_result() -> None:
     lines = SCRIPT.read_text().splitlines()
-    seed, players = _header(lines)
+    seed, players = script_header(lines)
     result = simulate(GAME, players, seed, lines)
     assert result == json.loads(EXPECTED.read_text())
     assert result["finished"] and {j["winner"] for j in result["judges"]} <= {*players, None}
@@ -53,28 +43,17 @@ def test_golden_transcript_replays_to_the_expected_result() -> None:
 
 def test_writing_the_replayed_match_back_out_reproduces_the_script() -> None:
     lines = SCRIPT.read_text().splitlines()
-    seed, players = _header(lines)
-    match = LocalMatch(GAME, GAME.default_config(players), seed)
+    seed, players = script_header(lines)
     steps: list[Step] = []
-    for line in _body(lines):
-        if line == "---":
-            steps.append(Step(GAME.status(match.state).deadline or match.now, None))
-            match.expire()
-        elif line.startswith("@"):
-            match.advance(float(line[1:].strip().lstrip("+")))
-        else:
-            player, text = (part.strip() for part in line.split(":", 1))
-            command = GAME.parse(match.state, player, text)
-            match.submit(player, command)
-            steps.append(Step(match.now, player, command))
+    match = play_script(GAME, LocalMatch(GAME, GAME.default_config(players), seed), lines, steps)
     assert match.finished
-    assert write_script(GAME, steps) == _body(lines)
+    assert write_script(GAME, steps) == script_lines(lines)
 
 
 def test_a_player_loses_on_reserve_time_while_the_other_keeps_playing() -> None:
     """CK-7: bob's reserve runs out through `@ +N`; the match ends at once and ann wins."""
     lines = TIMELOSS.read_text().splitlines()
-    seed, players = _header(lines)
+    seed, players = script_header(lines)
     result = simulate(GAME, players, seed, lines)
     assert result["finished"] and result["winner"] == "ann" and result["decision"] == "time"
     assert result["lost_on_time"] == ["bob"]

@@ -7,15 +7,15 @@ from pathlib import Path
 
 from engine.last_gathering import GAME
 from engine.match import LocalMatch
-from engine.transcript import Step, build_config, simulate, write_script
+from engine.transcript import Step, build_config, play_script, script_header, script_lines, simulate, write_script
 
 HERE = Path(__file__).parent
 
 
 def header() -> tuple[int, list[str], list[str]]:
     lines = (HERE / "match.txt").read_text().splitlines()
-    fields = dict(word.split("=", 1) for word in lines[0].lstrip("# ").split() if "=" in word)
-    return int(fields["seed"]), fields["players"].split(","), lines
+    seed, players = script_header(lines)
+    return seed, players, lines
 
 
 def test_the_golden_match_replays_to_the_expected_results() -> None:
@@ -30,21 +30,7 @@ def test_the_golden_match_replays_to_the_expected_results() -> None:
 
 def test_writing_the_replayed_match_reproduces_the_transcript() -> None:
     seed, players, lines = header()
-    match = LocalMatch(GAME, build_config(GAME, players, None), seed)
     steps: list[Step] = []
-    for line in lines:
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if line == "---":
-            steps.append(Step(GAME.status(match.state).deadline or 0.0, None))
-            match.expire()
-        elif line.startswith("@"):
-            match.advance(float(line[1:].strip().lstrip("+")))
-        else:
-            player, text = (part.strip() for part in line.split(":", 1))
-            command = GAME.parse(match.state, player, text)
-            steps.append(Step(match.now, player, command))
-            match.submit(player, command)
+    match = play_script(GAME, LocalMatch(GAME, build_config(GAME, players, None), seed), lines, steps)
     assert match.finished
-    assert write_script(GAME, steps) == [line for line in lines if not line.startswith("#")]
+    assert write_script(GAME, steps) == script_lines(lines)

@@ -16,7 +16,7 @@ from clients.bots.mining import greedy_bot, random_bot
 from engine.contract import Viewer
 from engine.match import LocalMatch
 from engine.mining import GAME
-from engine.transcript import Step, simulate, write_script
+from engine.transcript import Step, play_script, script_header, script_lines, simulate, write_script
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "match.txt"
@@ -25,46 +25,25 @@ SEED = 2026
 PLAYERS = ("Ann", "Bea", "Cal", "Dov", "Eli")
 
 
-def _header(lines: list[str]) -> tuple[int, list[str]]:
-    """The first line: '# mining golden: seed=N players=A,B,...'."""
-    fields = dict(part.split("=", 1) for part in lines[0].lstrip("#").split() if "=" in part)
-    return int(fields["seed"]), fields["players"].split(",")
-
-
-def _body(lines: list[str]) -> list[str]:
-    return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
-
-
 def test_golden_transcript_replays_to_the_expected_result():
     lines = SCRIPT.read_text().splitlines()
-    seed, players = _header(lines)
+    seed, players = script_header(lines)
     assert simulate(GAME, players, seed, lines) == json.loads(EXPECTED.read_text())
 
 
 def test_writing_the_replayed_match_back_out_reproduces_the_script():
     lines = SCRIPT.read_text().splitlines()
-    seed, players = _header(lines)
-    match = LocalMatch(GAME, GAME.default_config(players), seed)
+    seed, players = script_header(lines)
     steps: list[Step] = []
-    for line in _body(lines):
-        if line == "---":
-            steps.append(Step(GAME.status(match.state).deadline or match.now, None))
-            match.expire()
-        elif line.startswith("@"):
-            match.advance(float(line[1:].strip().lstrip("+")))
-        else:
-            player, text = (part.strip() for part in line.split(":", 1))
-            command = GAME.parse(match.state, player, text)
-            match.submit(player, command)
-            steps.append(Step(match.now, player, command))
+    match = play_script(GAME, LocalMatch(GAME, GAME.default_config(players), seed), lines, steps)
     assert match.finished
-    assert write_script(GAME, steps) == _body(lines)
+    assert write_script(GAME, steps) == script_lines(lines)
 
 
 def test_golden_match_exercises_defaults_and_a_full_five_player_game():
     expected = json.loads(EXPECTED.read_text())
     assert expected["finished"] and len(expected["players"]) == 5
-    assert "---" in _body(SCRIPT.read_text().splitlines())
+    assert "---" in script_lines(SCRIPT.read_text().splitlines())
 
 
 def generate() -> tuple[list[str], dict[str, object]]:
