@@ -251,7 +251,7 @@ class MatchService:
                         update.status.CopyFrom(convert.status_message(live.status(version)))
                     yield update
                 sent = last
-            await self.matches.wait_for_change(match_id, sent, timeout=5.0)
+            await self.matches.wait_for_change(match_id, sent, timeout=min(5.0, self.matches.refresh_every or 5.0))
 
 
 def _submit_response(accepted: Accepted, paused: bool = False) -> pb.SubmitResponse:

@@ -29,6 +29,9 @@ class Settings:
     store: str = ""  # default: sqlite:<var_dir>/matches.db
     time_scale: float = 1.0
     tick_interval: float = 0.25
+    # How stale a cached match may be when other processes share the store (PostgreSQL): reads catch
+    # up from the store at most this often. None with SQLite or memory: one process owns the store.
+    refresh_every: float | None = None
     clock: Clock | None = field(default=None, repr=False)
 
     def store_url(self) -> str:
@@ -65,7 +68,10 @@ class Running:
 async def start_server(settings: Settings) -> Running:
     """Start serving; returns the bound port (ask for port 0 in tests)."""
     store = EventStore(settings.store_url())
-    matches = Matches(store, settings.clock or Clock(settings.time_scale), admin_token(settings.var_dir))
+    shared = settings.store_url().startswith("postgres:")
+    refresh = settings.refresh_every if settings.refresh_every is not None else (0.5 if shared else None)
+    clock = settings.clock or Clock(settings.time_scale)
+    matches = Matches(store, clock, admin_token(settings.var_dir), refresh_every=refresh)
     await matches.start()
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))

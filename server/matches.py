@@ -12,6 +12,7 @@ import hmac
 import json
 import logging
 import secrets
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +45,19 @@ class Accepted:
 
 
 class Matches:
-    def __init__(self, store: EventStore, clock: Clock, admin_token: str | None = None, cache_size: int = 1024):
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Clock,
+        admin_token: str | None = None,
+        cache_size: int = 1024,
+        refresh_every: float | None = None,
+    ):
+        # refresh_every: when other processes write to the same store, how stale a cached match may get
+        # before a read catches up from the store (None: this process is the only writer).
+        self.refresh_every = refresh_every
+        self._fresh: dict[uuid.UUID, float] = {}
+        self._log_position = 0
         self.store = store
         self.clock = clock
         self.admin_token = admin_token
@@ -62,9 +75,16 @@ class Matches:
 
     async def start(self) -> None:
         """Load every match in the store (rebuilding state from events) and index their tokens."""
-        self._known = await self._io(self.store.match_ids)
-        for match_id in self._known:
+        await self.discover()
+
+    async def discover(self) -> list[uuid.UUID]:
+        """Find matches created since the last look (by this or another process) and load them."""
+        found, self._log_position = await self._io(self.store.matches_since, self._log_position)
+        new = [match_id for match_id in found if match_id not in self._known]
+        self._known.extend(new)
+        for match_id in new:
             await self.load(match_id)
+        return new
 
     async def close(self) -> None:
         await self._writer.close()
@@ -79,7 +99,10 @@ class Matches:
     async def load(self, match_id: uuid.UUID) -> LiveMatch:
         cached = self._cache.get(match_id)
         if cached is not None:
+            if self.refresh_every is not None and time.monotonic() - self._fresh.get(match_id, 0) >= self.refresh_every:
+                await self._catch_up(cached)
             return cached
+        self._fresh[match_id] = time.monotonic()
         records = await self._io(self.store.read, match_id, 0)
         if not records:
             raise NotFound(f"no match {match_id}")
@@ -89,6 +112,23 @@ class Matches:
             self._token_owner[digest] = match_id
         return live
 
+    async def _catch_up(self, live: LiveMatch) -> None:
+        """Apply what other processes appended since this copy was read."""
+        self._fresh[live.id] = time.monotonic()
+        after = live.version
+        newer = await self._io(self.store.read, live.id, after)
+        applied = False
+        for version, record in enumerate(newer, start=after + 1):
+            if live.version < version:  # idempotent by version: our own append may have applied it already
+                live.apply(record)
+                applied = True
+                if record["kind"] == "joined":
+                    self._token_owner[record["token"]] = live.id
+        if applied:
+            condition = self._changed[live.id]
+            async with condition:
+                condition.notify_all()
+
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         stamped = chain(live.last_hash, records)
         try:
@@ -97,8 +137,9 @@ class Matches:
             self._cache.pop(live.id, None)  # another process wrote first: reload on next use
             raise Aborted("another writer changed this match first; nothing was written, reload and retry") from None
         first = live.version + 1
-        for record in stamped:
-            live.apply(record)
+        for version, record in enumerate(stamped, start=first):
+            if live.version < version:  # a catch-up from the store may have applied it already
+                live.apply(record)
         condition = self._changed[live.id]
         async with condition:
             condition.notify_all()

@@ -109,12 +109,17 @@ class EventStore:
 
     def match_ids(self) -> list[uuid.UUID]:
         """Every match in the store, oldest first (the streams whose first record exists)."""
+        return self.matches_since(0)[0]
+
+    def matches_since(self, notification_id: int) -> tuple[list[uuid.UUID], int]:
+        """Matches created after a position in the store's log, and the last position read.
+        Positions have gaps (a rolled-back insert uses one), so callers keep the position, never a count."""
         ids: list[uuid.UUID] = []
-        start = 1
+        start = notification_id + 1
         while True:
             notifications = self._app.recorder.select_notifications(start=start, limit=500)
             if not notifications:
-                return ids
+                return ids, start - 1
             for notification in notifications:
                 if notification.originator_version == 1:
                     ids.append(uuid.UUID(str(notification.originator_id)))

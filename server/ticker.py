@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 async def tick(matches: Matches) -> int:
     """One pass over the live matches; returns how many records the deadlines wrote."""
     written = 0
+    if matches.refresh_every is not None:
+        await matches.discover()  # matches other processes created
     for match_id in matches.known():
         live = await matches.load(match_id)
         if live.paused_at is not None or not is_due(live.game, live.state, matches.now(live)):

@@ -56,3 +56,26 @@ def test_two_server_processes_append_exactly_one_timeout_per_phase(tmp_path: Pat
     assert sum(1 for r in records if r.get("event", {}).get("type") == "Resolved") == 1
     two.stop()
     three.stop()
+
+
+def test_two_processes_on_one_store_see_each_others_matches_and_submissions(tmp_path: Path) -> None:
+    url, clock = postgres_url(), ManualClock()
+    one = start(tmp_path, url, clock)
+    two = start(tmp_path, url, clock)
+    first, second = MatchClient(one.address), MatchClient(two.address)
+    created = first.create("duel", ["ann", "bob"], seed=8)
+    ann = first.join(created.match_id, "ann")
+    bob = second.join(created.match_id, "bob")  # process two finds the match process one created
+    stream = first.subscribe(created.match_id, None, from_version=first.state(created.match_id).version)
+    second.submit(created.match_id, bob, text="pick 3")  # written by process two...
+    update = next(u for u in stream if u.event.kind == "game")  # ...streamed by process one
+    stream.cancel()
+    assert update.event.type == "Picked" and json.loads(update.event.json)["event"]["player"] == "bob"
+    first.submit(created.match_id, ann, text="pick 1")
+    deadline = time.time() + 5
+    while second.state(created.match_id).status.phase != "round 2" and time.time() < deadline:
+        time.sleep(0.05)
+    assert second.state(created.match_id).view["scores"] == {"ann": 0, "bob": 1}
+    assert created.match_id in {m.match_id for m in second.list_matches()}
+    one.stop()
+    two.stop()
