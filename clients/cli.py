@@ -247,6 +247,20 @@ def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Creden
     return 0
 
 
+def cmd_token(args: argparse.Namespace, creds: Credentials) -> int:
+    """Keep a token you were given (by the server's operator or a host) for later commands."""
+    if args.role == "admin":
+        creds.set_admin(args.server, args.values[0])
+    elif args.role == "host" and len(args.values) == 2:
+        creds.set_host(args.server, args.values[0], args.values[1])
+    elif args.role == "player" and len(args.values) == 3:
+        creds.set_player(args.server, args.values[0], args.values[1], args.values[2])
+    else:
+        raise SystemExit("usage: matchctl token admin TOKEN | host MATCH TOKEN | player MATCH NAME TOKEN")
+    print(f"saved the {args.role} token in {creds.path}")
+    return 0
+
+
 def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     token = _token(args, creds, args.match)
     if token is None:
@@ -321,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", default="")
     p = with_match("settle", "host: record a decision the rules leave to the host (e.g. a tie)")
     p.add_argument("--reason", required=True, help="the decision")
+    p = sub.add_parser(
+        "token", help="keep a token you were given: admin TOKEN | host MATCH TOKEN | player MATCH NAME TOKEN"
+    )
+    p.add_argument("role", choices=("admin", "host", "player"))
+    p.add_argument("values", nargs="+")
     p = sub.add_parser("play-bots", help="create a match and play it with example bots over gRPC")
     p.add_argument("--game", required=True)
     p.add_argument("--players", help="comma-separated seat names (default: the game's default count)")
@@ -365,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "simulate":
         return cmd_simulate(args)
     creds = Credentials()
+    if args.command == "token":
+        return cmd_token(args, creds)
     with MatchClient(args.server) as client:
         try:
             return COMMANDS[args.command](args, client, creds)

@@ -63,3 +63,14 @@ def test_watch_follows_a_match_to_its_end(server: ServerThread, capsys: pytest.C
     lines = out.splitlines()
     assert code == 0 and "Finished" in lines[-1]
     assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))
+
+
+def test_a_token_given_by_hand_is_kept_and_used(server: ServerThread, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    match_id = out.strip()
+    host = cli.Credentials().host(server.address, match_id)
+    assert host
+    Path(cli.Credentials().path).unlink()
+    assert run(capsys, server, "--var", "/nonexistent", "token", "host", match_id, host)[0] == 0
+    code, out = run(capsys, server, "--var", "/nonexistent", "state", match_id)
+    assert json.loads(out)["viewer"] == "host"
