@@ -80,6 +80,44 @@ def bench_server(folder: Path, matches: int, clients: int) -> dict[str, float]:
     }
 
 
+def bench_games(folder: Path) -> dict[str, float]:
+    """A whole bot match of each game over gRPC, then a cold rebuild from the SQLite file after a restart."""
+    import random
+
+    from clients.bots import bot_names, get_bot
+    from clients.cli import DEFAULT_SEATS
+    from clients.play import BotSeat, play
+
+    out: dict[str, float] = {}
+    for game in ("last-gathering", "cookoff", "mining"):
+        settings = Settings(address="127.0.0.1:0", var_dir=str(folder / game))
+        server = ServerThread(settings).start()
+        client = MatchClient(server.address)
+        players = [f"p{i}" for i in range(DEFAULT_SEATS[game])]
+        created = client.create(game, players, seed=1)
+        names = bot_names(game)
+        seats = {
+            p: BotSeat(p, client.join(created.match_id, p), get_bot(game, names[i % 2]), random.Random(i))
+            for i, p in enumerate(players)
+        }
+        started = time.perf_counter()
+        final = play(client, created.match_id, created.host_token, seats)
+        out[f"{game}: whole bot match over gRPC, s"] = time.perf_counter() - started
+        out[f"{game}: records"] = final.version
+        client.close()
+        server.stop()
+        started = time.perf_counter()
+        server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(folder / game))).start()  # rebuilds all
+        out[f"{game}: restart, rebuilding the match from SQLite, ms"] = (time.perf_counter() - started) * 1000
+        client = MatchClient(server.address)
+        started = time.perf_counter()
+        client.state(created.match_id, created.host_token, at=final.version // 2)
+        out[f"{game}: StateAt mid-match, host view, ms"] = (time.perf_counter() - started) * 1000
+        client.close()
+        server.stop()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -87,8 +125,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         results = bench_store(Path(folder), 200 if args.quick else 2000)
         results.update(bench_server(Path(folder), 16 if args.quick else 96, 8))
+        results.update(bench_games(Path(folder)))
     for name, value in results.items():
-        print(f"{name:40s} {value:10.1f}")
+        print(f"{name:56s} {value:10.1f}")
 
 
 if __name__ == "__main__":
