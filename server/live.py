@@ -73,7 +73,8 @@ class LiveMatch:
         if kind == "created":
             state = self.game.initial_state(record["config"], int(record["seed"]))
             self.tokens[record["host_token"]] = ("host", None)
-        elif kind == "joined":
+        elif kind == "joined":  # a seat has one token: a re-issued token revokes the old one
+            self.tokens = {d: who for d, who in self.tokens.items() if who != ("player", record["player"])}
             self.tokens[record["token"]] = ("player", record["player"])
         elif kind == "game":
             state = self.game.evolve(state, record["event"])

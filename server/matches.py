@@ -106,6 +106,9 @@ class Matches:
         records = await self._io(self.store.read, match_id, 0)
         if not records:
             raise NotFound(f"no match {match_id}")
+        raced = self._cache.get(match_id)
+        if raced is not None:  # another coroutine loaded it while we read: one copy per match
+            return raced
         live = LiveMatch.from_records(match_id, records)
         self._cache[match_id] = live
         for digest in live.tokens:
@@ -157,7 +160,10 @@ class Matches:
         if digest in live.tokens:
             role, player = live.tokens[digest]
             return Viewer.host() if role == "host" else Viewer.of(player or "")
-        if digest in self._token_owner:
+        owner = self._token_owner.get(digest)
+        if owner == live.id:
+            raise Unauthenticated("this token was replaced by a newer one for the same seat")
+        if owner is not None:
             raise PermissionDenied("this token belongs to another match")
         raise Unauthenticated("the token is not known to this server")
 

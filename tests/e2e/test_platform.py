@@ -219,3 +219,12 @@ def test_the_host_can_end_a_phase_and_defaults_apply(server: ServerThread) -> No
     records = [json.loads(e.json) for e in client.history(match_id, host)]
     forced = [r for r in records if r.get("cause", {}).get("forced")]
     assert forced and forced[0]["cause"]["reason"] == "bob is away"
+
+
+def test_the_host_reissues_a_seat_token_and_the_old_one_stops_working(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, _ = seat_duel(client, seed=11)
+    fresh = client.join(match_id, "ann", host)
+    code, details = code_of(lambda: client.submit(match_id, ann, text="pick 1"))
+    assert code == grpc.StatusCode.UNAUTHENTICATED and "replaced" in details
+    client.submit(match_id, fresh, text="pick 1")
