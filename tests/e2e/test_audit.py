@@ -184,3 +184,34 @@ def test_verify_all_exits_zero_when_everything_verifies(
     code = cli.main(["--server", server.address, "--var", server.settings.var_dir, "verify", "--all"])
     out = capsys.readouterr().out
     assert code == 0 and out.count(": OK") == 2 and "[2/2]" in out
+
+
+def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by_then(
+    server: ServerThread,
+) -> None:
+    """Over the server, at every version of a whole bot match: no judge appears before its reveal."""
+    import random
+
+    from clients.bots.cookoff import judge_bot, random_bot
+    from clients.play import BotSeat, play
+
+    client = MatchClient(server.address)
+    judges = [
+        {"family": "size", "want": "large"},
+        {"family": "flavour", "want": "sour"},
+        {"family": "cook", "want": "raw"},
+    ]
+    created = client.create("cookoff", ["ann", "bob"], seed=5, config={"judges": judges})
+    seats = {
+        "ann": BotSeat("ann", client.join(created.match_id, "ann"), judge_bot, random.Random(1)),
+        "bob": BotSeat("bob", client.join(created.match_id, "bob"), random_bot, random.Random(2)),
+    }
+    final = play(client, created.match_id, created.host_token, seats)
+    revealed_at = [e.version for e in client.history(created.match_id) if e.type == "judge_revealed"]
+    assert len(revealed_at) == 3
+    for version in range(1, final.version + 1):
+        shown = sum(1 for at in revealed_at if at <= version)
+        for token in (seats["ann"].token, None):
+            view = client.state(created.match_id, token, at=version).view
+            wants = [judge["want"] for judge in view["judges"] if judge.get("want")]
+            assert wants == [judge["want"] for judge in judges[:shown]], (version, wants)
