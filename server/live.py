@@ -23,6 +23,10 @@ class LiveMatch:
     game: Game
     records: list[Record] = field(default_factory=list)
     states: list[Any] = field(default_factory=lambda: [None])  # states[v]: after version v
+    # moves[v]: game events in force after version v. Dice are keyed on it (not on the record count), so
+    # joins and host records never change a draw, a re-decision after a rollback draws what the first
+    # one drew, and a transcript replayed in process (engine.match.LocalMatch) draws the same values.
+    moves: list[int] = field(default_factory=lambda: [0])
     tokens: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # hash -> (role, player)
     started_version: int = 1  # the last record written by the game's start
     # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
@@ -51,6 +55,11 @@ class LiveMatch:
     @property
     def players(self) -> tuple[str, ...]:
         return tuple(self.header["players"])
+
+    @property
+    def game_version(self) -> int:
+        """The number of game events in force: the position the next decision's dice are drawn at."""
+        return self.moves[-1]
 
     @property
     def state(self) -> Any:
@@ -92,6 +101,12 @@ class LiveMatch:
             self.paused_at = None
         self.records.append(record)
         self.states.append(state)
+        if kind == "game":
+            self.moves.append(self.moves[-1] + 1)
+        elif kind == "rollback":
+            self.moves.append(self.moves[int(record["to"])])
+        else:
+            self.moves.append(self.moves[-1])
 
     def game_record_batches(self) -> list[tuple[int, list[Event]]]:
         """(version before the batch, its events) for each caused batch of game records."""

@@ -206,7 +206,7 @@ class Matches:
             "at": now,
         }
         live.apply(created)  # validates the configuration before anything is written
-        start_events = self._decide(lambda: game.start(live.state, rules.context(seed, live.version, now)))
+        start_events = self._decide(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))
         records = [created] + _game_records(start_events, cause("server", start=True), now, start=True)
         live = LiveMatch(live.id, game)
         await self._append(live, records)
@@ -259,7 +259,7 @@ class Matches:
             if text is not None:
                 command = self._decide(lambda: game.parse(state, player, text))
             events = self._decide(
-                lambda: rules.submit(game, state, player, command, rules.context(live.seed, live.version, now))
+                lambda: rules.submit(game, state, player, command, rules.context(live.seed, live.game_version, now))
             )
             written = await self._append(live, _game_records(events, cause(player, command, text), now))
             return Accepted(live.version, self._visible(live, viewer, written), live.status())
@@ -292,7 +292,7 @@ class Matches:
 
     async def _timeout(self, live: LiveMatch, at: float, why: dict[str, Any]) -> list[tuple[int, Record]]:
         game, state = live.game, live.state
-        events = game.timeout(state, rules.context(live.seed, live.version, at))
+        events = game.timeout(state, rules.context(live.seed, live.game_version, at))
         if not events:
             raise GameError(f"nothing to end in {live.status().phase}")
         return await self._append(live, _game_records(events, why, at))
@@ -411,7 +411,7 @@ class Matches:
     @staticmethod
     def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
         game, state, at = replay.game, replay.states[before], float(replay.records[before]["at"])
-        ctx = rules.context(replay.seed, before, at)
+        ctx = rules.context(replay.seed, replay.moves[before], at)
         try:
             if why.get("start"):
                 return game.start(state, ctx)

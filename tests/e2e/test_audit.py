@@ -215,3 +215,17 @@ def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by
             view = client.state(created.match_id, token, at=version).view
             wants = [judge["want"] for judge in view["judges"] if judge.get("want")]
             assert wants == [judge["want"] for judge in judges[:shown]], (version, wants)
+
+
+def test_a_rollback_cannot_reroll_the_dice_of_a_default(server: ServerThread) -> None:
+    """Draws are keyed on the game events in force, so a host cannot fish for another random outcome."""
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = seat_duel(client, seed=21)
+    before = client.state(match_id, host).version
+    client.force_phase_end(match_id, host, "both away")
+    first = [json.loads(e.json)["event"]["number"] for e in client.history(match_id, host) if e.type == "Defaulted"]
+    client.rollback(match_id, host, before, "let us try that again")
+    client.force_phase_end(match_id, host, "both away again")
+    events = client.history(match_id, host)
+    again = [json.loads(e.json)["event"]["number"] for e in events if e.type == "Defaulted" and not e.retracted]
+    assert len(first) == 2 and again == first

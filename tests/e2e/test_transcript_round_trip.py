@@ -1,0 +1,66 @@
+"""A match recorded by the server, written out with `matchctl transcript`, replays in process with
+`matchctl simulate` to the same results: missed phases, random defaults and clock gaps included."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from clients import cli
+from clients.bots import Bot, bot_names, get_bot
+from clients.client import MatchClient
+from clients.play import BotSeat, play
+from engine.registry import get_game
+from engine.transcript import script_header, simulate
+from server.clock import ManualClock
+from tests.support.server import ServerThread
+
+SEATS = {"last-gathering": ["ann", "bob", "cy", "di"], "cookoff": ["ann", "bob"], "mining": ["a", "b", "c", "d", "e"]}
+
+
+def slow_and_forgetful(bot: Bot, clock: ManualClock, rng: random.Random, forgets: bool) -> Bot:
+    """A bot that takes 7 s to think and, when `forgets`, misses some phases whole (defaults apply)."""
+    decided: dict[tuple[Any, ...], bool] = {}
+
+    def wrapped(view: dict[str, Any], player: str, bot_rng: random.Random) -> str | None:
+        clock.advance(7)
+        phase = (view.get("phase"), view.get("round"), view.get("step"), view.get("frame_round"))
+        if forgets and decided.setdefault(phase, rng.random() < 0.15):
+            return None
+        return bot(view, player, bot_rng)
+
+    return wrapped
+
+
+@pytest.mark.parametrize("game", sorted(SEATS))
+def test_a_server_match_written_as_a_transcript_replays_to_the_same_results(
+    game: str, server: ServerThread, clock: ManualClock, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = MatchClient(server.address)
+    created = client.create(game, SEATS[game], seed=12)
+    rng = random.Random(4)
+    names = bot_names(game)
+    seats = {
+        player: BotSeat(
+            player,
+            client.join(created.match_id, player),
+            slow_and_forgetful(get_bot(game, names[i % 2]), clock, rng, forgets=game != "cookoff"),
+            random.Random(i),
+        )
+        for i, player in enumerate(SEATS[game])
+    }
+    final = play(client, created.match_id, created.host_token, seats)
+    assert final.status.finished
+    cli.Credentials().set_host(server.address, created.match_id, created.host_token)
+    assert cli.main(["--server", server.address, "transcript", created.match_id]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    if game != "cookoff":
+        assert "---" in lines  # the forgotten phases were ended, and their defaults drawn
+    assert any(line.startswith("@ +") for line in lines)
+    seed, players = script_header(lines)
+    replayed = simulate(get_game(game), players, seed, lines)
+    assert replayed["finished"] is True
+    assert json.loads(json.dumps(replayed["results"])) == final.results["results"]
