@@ -261,6 +261,33 @@ def cmd_token(args: argparse.Namespace, creds: Credentials) -> int:
     return 0
 
 
+def cmd_picture(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    from clients.pictures import render_svg
+
+    state = client.state(args.match, _token(args, creds, args.match), args.at)
+    sys.stdout.write(render_svg(state.game, state.view))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    from clients.pictures import render_svg
+    from clients.replay import Frame, replay_html
+
+    token = _token(args, creds, args.match)
+    history = client.history(args.match, token)
+    frames = []
+    for event in history:
+        state = client.state(args.match, token, event.version)
+        mark = " (retracted)" if event.retracted else ""
+        caption = f"{event.kind} {event.type}{mark}".strip()
+        frames.append(Frame(event.version, caption, render_svg(state.game, state.view)))
+        if len(history) > 20 and event.version % 50 == 0:
+            print(f"{event.version}/{len(history)} versions drawn", file=sys.stderr, flush=True)
+    who = "spectator" if token is None else (args.as_ or "host")
+    sys.stdout.write(replay_html(f"{state.game} match {args.match} as {who}", frames))
+    return 0
+
+
 def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     token = _token(args, creds, args.match)
     if token is None:
@@ -371,6 +398,8 @@ COMMANDS = {
     "audit": cmd_audit,
     "verify": cmd_verify,
     "rollback": cmd_rollback,
+    "picture": cmd_picture,
+    "replay": cmd_replay,
     "pause": cmd_host_action,
     "resume": cmd_host_action,
     "extend": cmd_host_action,
