@@ -1,0 +1,119 @@
+"""Reading a match's record for a dispute: verify (re-decide everything, check the hash chain) and the
+audit trail (every resolution's trace, in plain words, as the viewer may see it)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from engine import codec
+from engine import match as rules
+from engine.contract import Event, Viewer
+from server.live import LiveMatch
+from server.records import Record, first_broken_link
+
+
+def verify(match_id: uuid.UUID, records: list[Record], current_rules_version: str) -> dict[str, Any]:
+    """OK, or the first record that differs (a broken hash chain, or an event the current engine would
+    decide differently), with both versions side by side."""
+    report: dict[str, Any] = {
+        "ok": True,
+        "checked": 0,
+        "version": len(records),
+        "recorded_rules_version": str(records[0].get("rules_version", "")),
+        "current_rules_version": current_rules_version,
+    }
+    broken = first_broken_link(records)
+    if broken is not None:
+        report.update(ok=False, first_bad_version=broken[0], problem=f"hash chain broken: {broken[1]}")
+        report["recorded_json"] = json.dumps(records[broken[0] - 1], sort_keys=True)
+        return report
+    replay = LiveMatch.from_records(match_id, records)
+    for before, events in replay.game_record_batches():
+        why = records[before].get("cause", {})
+        if why.get("actor") == "fork":
+            continue  # copied from the origin match, which verifies them
+        recomputed = _recompute(replay, before, why)
+        report["checked"] += 1
+        for offset in range(max(len(events), len(recomputed))):
+            old = events[offset] if offset < len(events) else None
+            new = recomputed[offset] if offset < len(recomputed) else None
+            if old != new:
+                report.update(ok=False, first_bad_version=before + 1 + offset)
+                report["problem"] = "the current engine decides differently from the recorded event"
+                report["recorded_json"] = json.dumps(old, sort_keys=True)
+                report["recomputed_json"] = json.dumps(new, sort_keys=True)
+                return report
+    return report
+
+
+def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
+    game, state, at = replay.game, replay.states[before], float(replay.records[before]["at"])
+    ctx = rules.context(replay.seed, replay.moves[before], at)
+    try:
+        if why.get("start"):
+            return game.start(state, ctx)
+        if why.get("timeout"):
+            return game.timeout(state, ctx)
+        command = codec.from_json(game.command_types, why["command"])
+        return rules.submit(game, state, why["actor"], command, ctx)
+    except Exception as exc:  # the current engine refuses what was once accepted: a difference
+        return [{"type": "refused", "error": f"{type(exc).__name__}: {exc}"}]
+
+
+def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:
+    """An entry for every record up to `upto` that explains itself, as `viewer` may see it."""
+    retracted = live.retracted()
+    entries = []
+    actor: str | None = None
+    source = ""
+    for version in range(1, upto + 1):
+        record = live.visible_record(version, viewer)
+        why = record.get("cause")
+        if why is not None:
+            actor = why.get("actor")
+            source = why.get("text") or _describe_cause(why)
+        elif record["kind"] != "game":  # host records name their own author
+            actor, source = record.get("by"), ""
+        lines: list[str] = []
+        kind = record["kind"]
+        if kind == "game":
+            lines = live.game.explain(record["event"])
+        elif kind == "rollback":
+            lines = [f"{record['by']} rolled back to version {record['to']}: {record['reason']}"]
+        elif kind == "host":
+            extra = f" by {record['seconds']} s" if record.get("action") == "extend" else ""
+            if record.get("action") == "fork":
+                extra = f" at version {record['at_version']} as match {record['fork']}"
+            lines = [f"{record['by']}: {record['action']}{extra}: {record.get('reason') or 'no reason given'}"]
+        elif kind == "created":
+            lines = [f"match of {record['game']} created for {', '.join(record['players'])}"]
+        if not lines:
+            continue
+        entries.append(
+            {
+                "version": version,
+                "kind": kind,
+                "type": (record.get("event") or {}).get("type", ""),
+                "at": record.get("at") or 0.0,
+                "actor": actor or "",
+                "input": source,
+                "lines": lines,
+                "retracted": version in retracted,
+            }
+        )
+    return entries
+
+
+def _describe_cause(why: Mapping[str, Any]) -> str:
+    if why.get("forced"):
+        return f"the host ended the phase: {why.get('reason', '')}"
+    if why.get("timeout"):
+        return "the phase deadline passed"
+    if why.get("start"):
+        return "the match started"
+    if why.get("actor") == "fork":
+        return f"forked from {why.get('origin')} at version {why.get('version')}"
+    return ""
