@@ -1,0 +1,38 @@
+"""`matchctl picture` and `matchctl replay` against a real server, for every game."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from clients import cli
+from tests.support.server import ServerThread
+
+GAMES = ["last-gathering", "cookoff", "mining"]
+
+
+def run(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert cli.main(["--server", server.address, "--var", server.settings.var_dir, *args]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pictures_and_a_replay_of_a_whole_match(
+    game: str, server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    match_id = json.loads(run(server, capsys, "play-bots", "--game", game, "--seed", "3"))["match"]
+    picture = ET.fromstring(run(server, capsys, "picture", match_id, "--as", "spectator"))
+    assert picture.tag.endswith("svg") and picture.get("viewBox")
+    early = run(server, capsys, "picture", match_id, "--as", "spectator", "--at", "3")
+    assert early != ET.tostring(picture, encoding="unicode")
+    page = run(server, capsys, "replay", match_id, "--as", "spectator")
+    steps = json.loads(re.search(r"const steps = (.*);", page).group(1))  # type: ignore[union-attr]
+    versions = [step["v"] for step in steps]
+    assert versions == list(range(1, len(versions) + 1)) and len(versions) > 20
+    svgs = re.findall(r'<div class="picture" id="picture-\d+" hidden>(.*?)</div>', page, re.S)
+    assert len(svgs) == 1 + max(step["picture"] for step in steps)
+    for svg in svgs:
+        ET.fromstring(svg)
