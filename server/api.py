@@ -20,6 +20,7 @@ from engine.errors import AlreadySubmitted, InvalidConfig, MalformedCommand, Not
 from matchserver.v1 import matchserver_pb2 as pb
 from server import convert
 from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from server.live import LiveMatch
 from server.matches import Accepted, Matches
 
 log = logging.getLogger(__name__)
@@ -199,7 +200,7 @@ class MatchService:
             clock=self.matches.now(live),
             viewer=viewer.kind if viewer.player is None else f"player:{viewer.player}",
             players=list(live.players),
-            results_json=json.dumps(live.game.results(live.states[version]), sort_keys=True),
+            results_json=_results_json(live, version),
         )
 
     @_unary
@@ -252,6 +253,14 @@ class MatchService:
                     yield update
                 sent = last
             await self.matches.wait_for_change(match_id, sent, timeout=min(5.0, self.matches.refresh_every or 5.0))
+
+
+def _results_json(live: LiveMatch, version: int) -> str:
+    """Results only once the match is over: results are not run through the game's view, so before
+    the end they could hold what some viewer may not see yet."""
+    if not live.status(version).finished:
+        return ""
+    return json.dumps(live.game.results(live.states[version]), sort_keys=True)
 
 
 def _submit_response(accepted: Accepted, paused: bool = False) -> pb.SubmitResponse:

@@ -228,3 +228,16 @@ def test_the_host_reissues_a_seat_token_and_the_old_one_stops_working(server: Se
     code, details = code_of(lambda: client.submit(match_id, ann, text="pick 1"))
     assert code == grpc.StatusCode.UNAUTHENTICATED and "replaced" in details
     client.submit(match_id, fresh, text="pick 1")
+
+
+def test_results_are_sent_only_once_the_match_is_over(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = seat_duel(client, seed=11)
+    client.submit(match_id, ann, text="pick 3")
+    assert client.state(match_id, bob).results == {}
+    client.submit(match_id, bob, text="pick 1")
+    for _ in range(2):
+        client.force_phase_end(match_id, host, "away")
+    final = client.state(match_id, bob)
+    assert final.status.finished and [row["player"] for row in final.results["results"]][0] in ("ann", "bob")
+    assert client.state(match_id, bob, at=final.version - 1).results == {}
