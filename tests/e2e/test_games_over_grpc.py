@@ -59,6 +59,8 @@ def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     report = client.verify(match_id, host)
     assert report.ok, (report.first_bad_version, report.problem, report.recorded_json, report.recomputed_json)
     assert client.audit(match_id, host), "every game explains its resolutions"
+    public = client.audit(match_id)  # a spectator's audit: only what was public
+    assert public and len(public) <= len(client.audit(match_id, host))
     with pytest.raises(grpc.RpcError) as info:
         client.submit(match_id, client.join(match_id, after.players[0], host), text="end early")
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # the match is over
@@ -104,4 +106,20 @@ def test_host_set_cookoff_judges_and_trees_stay_out_of_the_players_configuration
         assert header["config"]["judges"] == "hidden until the match is over"
     header = json.loads(client.history(created.match_id, created.host_token)[0].json)
     assert header["config"]["judges"] == judges
+    server.stop()
+
+
+def test_the_cookoff_tree_schedule_never_reaches_a_player_through_history_or_audit(tmp_path: Path) -> None:
+    server = make_server(tmp_path, ManualClock())
+    client = MatchClient(server.address)
+    created = client.create("cookoff", ["ann", "bob"], seed=9)
+    ann = client.join(created.match_id, "ann")
+    host_types = {event.type for event in client.history(created.match_id, created.host_token)}
+    assert "match_prepared" in host_types  # the host's record holds the whole schedule
+    for token in (ann, None):
+        assert "match_prepared" not in {event.type for event in client.history(created.match_id, token)}
+        assert "match_prepared" not in {entry.type for entry in client.audit(created.match_id, token)}
+        trees_now = {tree["berry"] for tree in client.state(created.match_id, token).view["trees"]}
+        later = [e for e in client.history(created.match_id, token) if "trees_revealed" == e.type]
+        assert len(later) == 1 and trees_now  # only round 1's trees have been revealed
     server.stop()
