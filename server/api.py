@@ -6,7 +6,6 @@ so a malformed protobuf becomes INVALID_ARGUMENT instead of the library's INTERN
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import logging
@@ -16,7 +15,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError, Message
 
-from engine.errors import AlreadySubmitted, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
+from engine.errors import AlreadySubmitted, GameError, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
 from matchserver.v1 import matchserver_pb2 as pb
 from server import convert
 from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
@@ -43,8 +42,6 @@ FALLBACK = grpc.StatusCode.FAILED_PRECONDITION
 
 
 def status_code_for(exc: Exception) -> grpc.StatusCode | None:
-    from engine.errors import GameError
-
     for cls, code in ERROR_CODES:
         if isinstance(exc, cls):
             return code
@@ -286,11 +283,3 @@ def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
             response_serializer=response_class.SerializeToString,
         )
     return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
-
-
-async def cancelled_quietly(task: asyncio.Task[Any]) -> None:
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass

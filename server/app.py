@@ -7,6 +7,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -14,7 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from matchserver.v1 import matchserver_pb2 as pb
 from server import ticker
-from server.api import MatchService, cancelled_quietly, service_handler
+from server.api import MatchService, service_handler
 from server.clock import Clock
 from server.matches import Matches
 from server.store import EventStore
@@ -48,6 +49,14 @@ def admin_token(var_dir: str) -> str:
     path.write_text(token + "\n")
     path.chmod(0o600)
     return token
+
+
+async def cancelled_quietly(task: asyncio.Task[Any]) -> None:
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
 
 
 @dataclass

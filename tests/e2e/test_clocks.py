@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import grpc
 import pytest
 
 from clients.client import MatchClient
+from server.app import Settings
 from server.clock import Clock, ManualClock
 from tests.support.server import ServerThread
 
@@ -118,3 +120,18 @@ def test_a_time_scale_runs_the_match_clock_faster() -> None:
     start = fast.now()
     time.sleep(0.05)
     assert fast.now() - start >= 40  # 50 ms of real time is at least 40 s of match time
+
+
+def test_a_submission_after_an_unapplied_deadline_first_applies_that_deadline(tmp_path: Path) -> None:
+    clock = ManualClock()
+    settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=clock, tick_interval=3600)
+    server = ServerThread(settings).start()  # a ticker that will not run during the test
+    client = MatchClient(server.address)
+    created = client.create("duel", ["ann", "bob"])
+    ann = client.join(created.match_id, "ann")
+    clock.advance(61)  # round 1's deadline passes; nothing has applied it yet
+    reply = client.submit(created.match_id, ann, text="pick 2")
+    assert reply.status.phase == "round 2"  # the pick counts for round 2, after round 1's defaults
+    kinds = [json.loads(e.json).get("event", {}).get("type") for e in client.history(created.match_id)]
+    assert kinds[-3:] == ["Resolved", "RoundOpened", "Picked"]
+    server.stop()

@@ -34,7 +34,7 @@ def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["finished"] is True
     ranks = sorted(row["rank"] for row in out["results"])
-    assert ranks[0] == 1 and len(ranks) == len(cli.DEFAULT_SEATS and out["results"])
+    assert ranks[0] == 1 and len(ranks) == cli.DEFAULT_SEATS[game_name]
     match_id = out["match"]
     host = cli.Credentials().host(server.address, match_id)
     assert host

@@ -13,6 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from clients.client import MatchClient
+from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
 from tests.conftest import make_server
 from tests.support.duel import seat_duel
@@ -61,11 +62,7 @@ def test_every_error_class_has_its_status_and_appends_nothing(server: ServerThre
         "unknown game": (lambda: client.create("chess", ["a", "b"]), grpc.StatusCode.INVALID_ARGUMENT),
         "bad config": (lambda: client.create("duel", ["a", "b", "c"]), grpc.StatusCode.INVALID_ARGUMENT),
         "bad config json": (
-            lambda: client.stub.CreateMatch(
-                __import__("matchserver.v1.matchserver_pb2").v1.matchserver_pb2.CreateMatchRequest(
-                    game="duel", players=["a", "b"], config_json="{x"
-                )
-            ),
+            lambda: client.stub.CreateMatch(pb.CreateMatchRequest(game="duel", players=["a", "b"], config_json="{x")),
             grpc.StatusCode.INVALID_ARGUMENT,
         ),
         "taken seat": (lambda: client.join(match_id, "ann"), grpc.StatusCode.PERMISSION_DENIED),
