@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
-PROTOS := $(wildcard protos/matchserver/v1/*.proto)
-GENERATED := matchserver/v1/.generated
+# One versioned package per folder: matchserver/v1 (the service), matchserver/<game>/v1 (typed commands).
+PROTOS := $(shell find protos -name '*.proto' | sort)
+GENERATED := matchserver/.generated
 
 .PHONY: run test proto lint typecheck bench clean
 
@@ -18,7 +19,7 @@ $(INSTALLED): pyproject.toml
 $(GENERATED): $(PROTOS) $(INSTALLED)
 	rm -rf matchserver
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
-	touch matchserver/__init__.py matchserver/v1/__init__.py
+	find matchserver -type d -exec touch {}/__init__.py \;
 	touch $@
 
 proto: $(GENERATED)

@@ -80,8 +80,8 @@ class MatchClient:
         response: pb.SubmitResponse = self.stub.Submit(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def force_phase_end(self, match_id: str, token: str, reason: str = "") -> pb.SubmitResponse:
-        response: pb.SubmitResponse = self.stub.ForcePhaseEnd(
+    def force_phase_end(self, match_id: str, token: str, reason: str = "") -> pb.ForcePhaseEndResponse:
+        response: pb.ForcePhaseEndResponse = self.stub.ForcePhaseEnd(
             pb.ForcePhaseEndRequest(match_id=match_id, reason=reason), metadata=self._auth(token), timeout=self.timeout
         )
         return response
@@ -109,28 +109,32 @@ class MatchClient:
         )
         return list(reply.events)
 
-    def subscribe(self, match_id: str, token: str | None = None, from_version: int = 0) -> Iterator[pb.Update]:
+    def subscribe(
+        self, match_id: str, token: str | None = None, from_version: int = 0
+    ) -> Iterator[pb.SubscribeResponse]:
         """Updates after `from_version`; resume after a disconnect with the last version seen."""
-        stream: Iterator[pb.Update] = self.stub.Subscribe(
+        stream: Iterator[pb.SubscribeResponse] = self.stub.Subscribe(
             pb.SubscribeRequest(match_id=match_id, from_version=from_version), metadata=self._auth(token)
         )
         return stream
 
     def host_action(
         self, match_id: str, token: str, action: str, reason: str = "", seconds: float = 0.0
-    ) -> pb.SubmitResponse:
+    ) -> pb.HostActionResponse:
         request = pb.HostActionRequest(match_id=match_id, action=action, reason=reason, seconds=seconds)
-        response: pb.SubmitResponse = self.stub.HostAction(request, metadata=self._auth(token), timeout=self.timeout)
+        response: pb.HostActionResponse = self.stub.HostAction(
+            request, metadata=self._auth(token), timeout=self.timeout
+        )
         return response
 
-    def rollback(self, match_id: str, token: str, to_version: int, reason: str) -> pb.SubmitResponse:
+    def rollback(self, match_id: str, token: str, to_version: int, reason: str) -> pb.RollbackResponse:
         request = pb.RollbackRequest(match_id=match_id, to_version=to_version, reason=reason)
-        response: pb.SubmitResponse = self.stub.Rollback(request, metadata=self._auth(token), timeout=self.timeout)
+        response: pb.RollbackResponse = self.stub.Rollback(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def fork(self, match_id: str, token: str, at_version: int, reason: str = "") -> pb.CreateMatchResponse:
+    def fork(self, match_id: str, token: str, at_version: int, reason: str = "") -> pb.ForkResponse:
         request = pb.ForkRequest(match_id=match_id, at_version=at_version, reason=reason)
-        response: pb.CreateMatchResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
+        response: pb.ForkResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
     def verify(self, match_id: str, token: str | None) -> pb.VerifyResponse:

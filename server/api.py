@@ -10,7 +10,7 @@ import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError, Message
@@ -130,35 +130,33 @@ class MatchService:
             command = convert.game_command(live.game, request.typed)
         expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.submit(match_id, _token(context), request.player, text, command, expected)
-        return _submit_response(accepted)
+        return _write_response(pb.SubmitResponse, accepted)
 
     @_unary
-    async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.SubmitResponse:
+    async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.ForcePhaseEndResponse:
         match_id = Matches.parse_id(request.match_id)
         accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason)
-        return _submit_response(accepted)
+        return _write_response(pb.ForcePhaseEndResponse, accepted)
 
     @_unary
-    async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.SubmitResponse:
+    async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
         match_id = Matches.parse_id(request.match_id)
         accepted = await self.matches.host_action(
             match_id, _token(context), request.action, request.reason, request.seconds
         )
-        return _submit_response(accepted, paused=request.action == "pause")
+        return _write_response(pb.HostActionResponse, accepted, paused=request.action == "pause")
 
     @_unary
-    async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.SubmitResponse:
+    async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
         match_id = Matches.parse_id(request.match_id)
         accepted = await self.matches.rollback(match_id, _token(context), request.to_version, request.reason)
-        return _submit_response(accepted)
+        return _write_response(pb.RollbackResponse, accepted)
 
     @_unary
-    async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.CreateMatchResponse:
+    async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
         match_id = Matches.parse_id(request.match_id)
         live, host_token = await self.matches.fork(match_id, _token(context), request.at_version, request.reason)
-        return pb.CreateMatchResponse(
-            match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed
-        )
+        return pb.ForkResponse(match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed)
 
     @_unary
     async def Verify(self, request: pb.VerifyRequest, context: Any) -> pb.VerifyResponse:
@@ -184,11 +182,11 @@ class MatchService:
         return pb.AuditResponse(entries=[pb.AuditEntry(**entry) for entry in entries])
 
     @_unary
-    async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.MatchState:
+    async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.GetStateResponse:
         match_id = Matches.parse_id(request.match_id)
         at = request.at_version if request.HasField("at_version") else None
         live, viewer, version = await self.matches.state(match_id, _token(context), at)
-        return pb.MatchState(
+        return pb.GetStateResponse(
             match_id=str(live.id),
             game=live.game.name,
             version=version,
@@ -223,7 +221,7 @@ class MatchService:
             )
         return pb.ListMatchesResponse(matches=summaries)
 
-    async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.Update]:
+    async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SubscribeResponse]:
         if isinstance(request, MalformedRequest):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed protobuf request: {request.error}")
         try:
@@ -241,7 +239,9 @@ class MatchService:
                 last = live.version
                 for version in range(sent + 1, last + 1):
                     record = live.records[version - 1]
-                    update = pb.Update(event=convert.event_message(version, live.visible_record(version, viewer)))
+                    update = pb.SubscribeResponse(
+                        event=convert.event_message(version, live.visible_record(version, viewer))
+                    )
                     if record["kind"] == "rollback":
                         update.rolled_back_to = int(record["to"])
                     if version == last:
@@ -260,8 +260,14 @@ def _results_json(live: LiveMatch, version: int) -> str:
     return json.dumps(live.game.results(live.states[version]), sort_keys=True)
 
 
-def _submit_response(accepted: Accepted, paused: bool = False) -> pb.SubmitResponse:
-    return pb.SubmitResponse(
+# The responses of writes that append to a match: one type per RPC, all of this shape.
+WriteResponse = TypeVar(
+    "WriteResponse", pb.SubmitResponse, pb.ForcePhaseEndResponse, pb.HostActionResponse, pb.RollbackResponse
+)
+
+
+def _write_response(kind: type[WriteResponse], accepted: Accepted, paused: bool = False) -> WriteResponse:
+    return kind(
         version=accepted.version,
         events=[convert.event_message(version, record) for version, record in accepted.records],
         status=convert.status_message(accepted.status, paused),

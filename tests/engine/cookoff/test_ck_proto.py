@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.cookoff import GAME
 from engine.cookoff.commands import HarvesterSend, Move, Placement
 
-PROTO = Path(__file__).resolve().parents[3] / "protos" / "matchserver" / "v1" / "cookoff.proto"
+PROTO = Path(__file__).resolve().parents[3] / "protos" / "matchserver" / "cookoff" / "v1" / "cookoff.proto"
 
 
 def messages() -> dict[str, dict[str, str]]:

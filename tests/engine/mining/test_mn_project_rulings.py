@@ -14,7 +14,7 @@ from engine.mining import GAME, rules
 from engine.mining.commands import COMMAND_TYPES, Move, Orders, Setup, Start, Upgrade
 from engine.mining.state import Player
 
-PROTO = Path(__file__).resolve().parents[3] / "protos" / "matchserver" / "v1" / "mining.proto"
+PROTO = Path(__file__).resolve().parents[3] / "protos" / "matchserver" / "mining" / "v1" / "mining.proto"
 
 
 def test_mn_p3_a_bully_may_use_its_ability_in_round_1_from_its_starting_space():
