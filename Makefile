@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GENERATED := matchserver/.generated
 
-.PHONY: run test proto lint typecheck bench clean
+.PHONY: run test proto protocheck lint typecheck bench clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ $(GENERATED): $(PROTOS) $(INSTALLED)
 	touch $@
 
 proto: $(GENERATED)
+
+# The wire contract: buf's STANDARD lint, and nothing that would break a v1 client (on the binary wire or in
+# JSON) since the commit in protos/BREAKING_BASE: v1 may gain fields and RPCs, never lose or renumber them.
+protocheck: $(INSTALLED)
+	$(VENV)/bin/buf lint protos
+	$(VENV)/bin/buf breaking protos --against '.git#ref=$(shell cat protos/BREAKING_BASE),subdir=protos'
 
 run: proto
 	$(VENV)/bin/matchserver
