@@ -9,8 +9,10 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf.descriptor_pool import DescriptorPool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
@@ -34,6 +36,23 @@ def test_health_and_reflection_are_served(server: ServerThread) -> None:
     replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
     names = {service.name for reply in replies for service in reply.list_services_response.service}
     assert "matchserver.v1.MatchService" in names and "grpc.health.v1.Health" in names
+
+
+def test_reflection_describes_the_v1_contract_with_each_games_package(server: ServerThread) -> None:
+    """A client built from reflection alone (grpcurl, another language) sees every RPC's own response
+    type and the typed commands under matchserver.<game>.v1."""
+    pool = DescriptorPool(ProtoReflectionDescriptorDatabase(grpc.insecure_channel(server.address)))
+    service = pool.FindServiceByName("matchserver.v1.MatchService")
+    responses = {method.name: method.output_type.full_name for method in service.methods}
+    assert responses["GetState"] == "matchserver.v1.GetStateResponse"
+    assert responses["Fork"] == "matchserver.v1.ForkResponse"
+    assert len(set(responses.values())) == len(responses), "every RPC has a response type of its own"
+    game_command = pool.FindMessageTypeByName("matchserver.v1.GameCommand")
+    assert {field.message_type.full_name for field in game_command.fields} == {
+        "matchserver.last_gathering.v1.Command",
+        "matchserver.cookoff.v1.Command",
+        "matchserver.mining.v1.Command",
+    }
 
 
 def test_every_error_class_has_its_status_and_appends_nothing(server: ServerThread) -> None:
