@@ -2,7 +2,8 @@
 
 Measures, on this machine: store appends per second (SQLite file, one record per save and ten per
 save), submissions per second through a real server on loopback with concurrent clients (duel fixture
-game, whose rules cost almost nothing, so this measures the platform), and StateAt latency.
+game, whose rules cost almost nothing, so this measures the platform), StateAt latency, and the time the
+example bots spend thinking over a whole in-process match of each game.
 """
 
 from __future__ import annotations
@@ -118,6 +119,39 @@ def bench_games(folder: Path) -> dict[str, float]:
     return out
 
 
+def bench_bot_thinking() -> dict[str, float]:
+    """Seconds the example bots spend deciding over a whole in-process match of each game (no server)."""
+    import random
+
+    from clients.bots import bot_names, get_bot
+    from clients.cli import DEFAULT_SEATS
+    from engine.contract import Viewer
+    from engine.match import LocalMatch
+
+    out: dict[str, float] = {}
+    for game_name, seats in DEFAULT_SEATS.items():
+        game = registry.get_game(game_name)
+        players = [f"p{i}" for i in range(seats)]
+        bots = {p: get_bot(game_name, bot_names(game_name)[i % 2]) for i, p in enumerate(players)}
+        match = LocalMatch(game, game.default_config(players), seed=3)
+        rng = random.Random(3)
+        thinking = 0.0
+        while not match.finished:
+            acted = False
+            for player in sorted(game.status(match.state).awaiting):
+                view = game.view(match.state, Viewer.of(player))
+                started = time.perf_counter()
+                text = bots[player](view, player, rng)
+                thinking += time.perf_counter() - started
+                if text is not None and not match.finished:
+                    match.submit_text(player, text)
+                    acted = True
+            if not acted and not match.finished:
+                match.expire()
+        out[f"{game_name}: bot thinking over a whole match, s"] = thinking
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -126,6 +160,7 @@ def main() -> None:
         results = bench_store(Path(folder), 200 if args.quick else 2000)
         results.update(bench_server(Path(folder), 16 if args.quick else 96, 8))
         results.update(bench_games(Path(folder)))
+    results.update(bench_bot_thinking())
     for name, value in results.items():
         print(f"{name:56s} {value:10.1f}")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 import pytest
@@ -17,14 +16,11 @@ from engine.match import LocalMatch
 Bot = Callable[[dict, str, random.Random], str | None]  # type: ignore[type-arg]
 
 
-def play(match: LocalMatch, bots: dict[str, Bot], rng: random.Random) -> float:
-    thinking = 0.0
+def play(match: LocalMatch, bots: dict[str, Bot], rng: random.Random) -> None:
     while not match.finished:
         acted = False
         for player in sorted(GAME.status(match.state).awaiting):
-            started = time.perf_counter()
             text = bots[player](GAME.view(match.state, Viewer.of(player)), player, rng)
-            thinking += time.perf_counter() - started
             if text is not None:
                 match.submit_text(player, text)  # raises if a bot sends anything illegal
                 acted = True
@@ -32,15 +28,14 @@ def play(match: LocalMatch, bots: dict[str, Bot], rng: random.Random) -> float:
                     break
         if not acted:
             match.expire()
-    return thinking
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_random_and_greedy_bots_play_whole_matches_with_every_submission_accepted(seed: int) -> None:
     match = new_match(seed=seed)
     bots: dict[str, Bot] = {p: (greedy_bot if i % 2 else random_bot) for i, p in enumerate(PLAYERS)}
-    thinking = play(match, bots, random.Random(seed))
-    assert match.finished and thinking < 1.0
+    play(match, bots, random.Random(seed))
+    assert match.finished
     assert sorted(r["rank"] for r in GAME.results(match.state)["results"]) == [1, 2, 3, 4]
     assert not any(e.get("placements") and any(p["defaulted"] for p in e["placements"]) for e in match.events)
 
