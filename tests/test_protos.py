@@ -12,6 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from google.protobuf.message import Message
+
+from matchserver.v1 import matchserver_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOS = ROOT / "protos"
@@ -49,55 +52,60 @@ def test_the_protos_only_add_to_the_commit_named_in_breaking_base() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def renumber_a_field(text: str) -> str:
-    return text.replace("  int64 from_version = 2;", "  int64 from_version = 12;", 1)
+# Each edit (file, text, replacement) would break a v1 client; buf must name it (finding).
+BREAKING_EDITS = {
+    "renumbered field": (
+        SERVICE,
+        "  int64 from_version = 2;",
+        "  int64 from_version = 12;",
+        'Previously present field "2" with name "from_version"',
+    ),
+    "renamed field (JSON)": (
+        SERVICE,
+        "  int64 from_version = 2;",
+        "  int64 start_version = 2;",
+        'changed name from "from_version" to "start_version"',
+    ),
+    "changed scalar type": (
+        SERVICE,
+        "  int64 checked_batches = 2;",
+        "  int32 checked_batches = 2;",
+        'changed type from "int64" to "int32"',
+    ),
+    "deleted RPC": (
+        SERVICE,
+        "  rpc Audit(AuditRequest) returns (AuditResponse);\n",
+        "",
+        'Previously present RPC "Audit"',
+    ),
+    "renamed service": (
+        SERVICE,
+        "service MatchService {",
+        "service MatchesService {",
+        'Previously present service "MatchService"',
+    ),
+    "changed response type": (
+        SERVICE,
+        "returns (ForkResponse);",
+        "returns (CreateMatchResponse);",
+        'RPC "Fork" on service "MatchService" changed response type',
+    ),
+    "game command lost a field": (
+        COOKOFF,
+        "  int32 count = 2;\n",
+        "",
+        'Previously present field "2" with name "count"',
+    ),
+}
 
 
-def rename_a_field(text: str) -> str:
-    return text.replace("  int64 from_version = 2;", "  int64 start_version = 2;", 1)
-
-
-def change_a_field_type(text: str) -> str:
-    return text.replace("  int64 checked_batches = 2;", "  int32 checked_batches = 2;", 1)
-
-
-def delete_an_rpc(text: str) -> str:
-    return text.replace("  rpc Audit(AuditRequest) returns (AuditResponse);\n", "", 1)
-
-
-def rename_the_service(text: str) -> str:
-    return text.replace("service MatchService {", "service MatchesService {", 1)
-
-
-def change_a_response_type(text: str) -> str:
-    return text.replace("returns (ForkResponse);", "returns (CreateMatchResponse);", 1)
-
-
-@pytest.mark.parametrize(
-    ("edit", "finding"),
-    [
-        (renumber_a_field, 'Previously present field "2" with name "from_version"'),
-        (rename_a_field, 'changed name from "from_version" to "start_version"'),
-        (change_a_field_type, 'changed type from "int64" to "int32"'),
-        (delete_an_rpc, 'Previously present RPC "Audit"'),
-        (rename_the_service, 'Previously present service "MatchService"'),
-        (change_a_response_type, 'RPC "Fork" on service "MatchService" changed response type'),
-    ],
-)
-def test_buf_breaking_refuses_a_change_that_breaks_v1_clients(
-    tmp_path: Path, edit: Callable[[str], str], finding: str
-) -> None:
-    copy = edited_copy(tmp_path, SERVICE, edit)
+@pytest.mark.parametrize("name", sorted(BREAKING_EDITS))
+def test_buf_breaking_refuses_a_change_that_breaks_v1_clients(tmp_path: Path, name: str) -> None:
+    file, text, replacement, finding = BREAKING_EDITS[name]
+    copy = edited_copy(tmp_path, file, lambda source: source.replace(text, replacement, 1))
     result = buf("breaking", str(copy), "--against", "protos")
     assert result.returncode != 0
     assert finding in result.stdout, result.stdout + result.stderr
-
-
-def test_buf_breaking_refuses_a_game_command_losing_a_field(tmp_path: Path) -> None:
-    copy = edited_copy(tmp_path, COOKOFF, lambda text: text.replace("  int32 count = 2;\n", "", 1))
-    result = buf("breaking", str(copy), "--against", "protos")
-    assert result.returncode != 0
-    assert 'Previously present field "2" with name "count"' in result.stdout, result.stdout + result.stderr
 
 
 def test_buf_breaking_lets_new_fields_and_rpcs_through(tmp_path: Path) -> None:
@@ -114,3 +122,27 @@ def test_buf_breaking_lets_new_fields_and_rpcs_through(tmp_path: Path) -> None:
     assert buf("lint", str(copy)).returncode == 0
     result = buf("breaking", str(copy), "--against", "protos")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def fields(message: type[Message]) -> set[tuple[str, int, int, str]]:
+    return {
+        (field.name, field.number, field.type, field.message_type.full_name if field.message_type else "")
+        for field in message.DESCRIPTOR.fields
+    }
+
+
+@pytest.mark.parametrize(
+    ("response", "split_from"),
+    [
+        (pb.ForcePhaseEndResponse, pb.SubmitResponse),
+        (pb.HostActionResponse, pb.SubmitResponse),
+        (pb.RollbackResponse, pb.SubmitResponse),
+        (pb.ForkResponse, pb.CreateMatchResponse),
+    ],
+)
+def test_a_response_split_from_a_shared_type_keeps_its_fields_so_old_clients_read_it(
+    response: type[Message], split_from: type[Message]
+) -> None:
+    assert fields(split_from) <= fields(response)
+    sample = split_from(version=7)
+    assert response.FromString(sample.SerializeToString()).version == 7
