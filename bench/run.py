@@ -148,7 +148,7 @@ def bench_bot_thinking() -> dict[str, float]:
                     acted = True
             if not acted and not match.finished:
                 match.expire()
-        out[f"{game_name}: bot thinking over a whole match, s"] = thinking
+        out[f"{game_name}: bot thinking over a whole match, ms"] = thinking * 1000
     return out
 
 
