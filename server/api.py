@@ -281,7 +281,9 @@ def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
     for method in descriptor.methods:
         request_class = getattr(pb, method.input_type.name)
         response_class = getattr(pb, method.output_type.name)
-        behaviour = getattr(service, method.name)
+        behaviour = getattr(service, method.name, None)
+        if behaviour is None:  # not served yet: gRPC answers UNIMPLEMENTED
+            continue
         make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
         handlers[method.name] = make(
             behaviour,
