@@ -54,17 +54,58 @@ def _print_json(value: Any) -> None:
 
 
 def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    reply = client.create(args.game, args.players.split(","), args.seed, _config(args.config))
+    reply = client.create(args.game, args.players.split(","), args.seed, _config(args.config), private=args.private)
     creds.set_host(args.server, reply.match_id, reply.host_token)
+    for seat in reply.invitations:
+        creds.set_invitation(args.server, reply.match_id, seat.player, seat.invitation)
+        print(f"invitation for {seat.player}: {seat.invitation}", file=sys.stderr)
     print(reply.match_id)
     return 0
 
 
 def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    host = creds.host(args.server, args.match) or creds.admin(args.server, args.var)
-    token = client.join(args.match, args.player, args.token or host)
+    if args.invitation:
+        token = client.join(args.match, args.player, invitation=args.invitation)
+    else:
+        host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
+        if host is None:
+            raise SystemExit("join needs --invitation CODE (from the host), or the host's token")
+        if args.reissue and not args.yes:
+            answer = input(f"give {args.player}'s seat a new token? Its current token stops working. [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("nothing changed")
+                return 1
+        token = client.join(args.match, args.player, host, reissue=args.reissue)
     creds.set_player(args.server, args.match, args.player, token)
     print(f"joined {args.match} as {args.player}; token saved in {creds.path}")
+    return 0
+
+
+def cmd_invite(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
+    code = client.invite(args.match, args.player, host)
+    creds.set_invitation(args.server, args.match, args.player, code)
+    print(code)
+    return 0
+
+
+def cmd_host_key(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    admin = creds.admin(args.server, args.var)
+    if args.action == "create":
+        if not args.name:
+            raise SystemExit("usage: matchctl host-key create NAME")
+        reply = client.create_host_key(args.name, admin)
+        print(f"host key {reply.key.key_id} for {reply.key.name} (shown once; keep it secret):")
+        print(reply.host_key)
+    elif args.action == "list":
+        for key in client.list_host_keys(admin):
+            state = "revoked" if key.revoked else f"{key.live_matches} live matches"
+            print(f"{key.key_id}  {key.name:20s} {state}")
+    else:
+        if not args.name:
+            raise SystemExit("usage: matchctl host-key revoke KEY_ID [--reason TEXT]")
+        key = client.revoke_host_key(args.name, args.reason, admin)
+        print(f"revoked {key.key_id} ({key.name}); host tokens it issued keep working")
     return 0
 
 
@@ -141,10 +182,11 @@ def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credenti
         players = [f"bot{i + 1}" for i in range(args.count or DEFAULT_SEATS.get(args.game, 2))]
     created = client.create(args.game, players, args.seed, _config(args.config))
     creds.set_host(args.server, created.match_id, created.host_token)
+    invitations = {seat.player: seat.invitation for seat in created.invitations}
     rng = random.Random(args.seed)
     seats = {}
     for index, player in enumerate(players):
-        token = client.join(created.match_id, player)
+        token = client.join(created.match_id, player, invitation=invitations[player])
         creds.set_player(args.server, created.match_id, player, token)
         bot_name = chosen[index % len(chosen)]
         seats[player] = BotSeat(player, token, get_bot(args.game, bot_name), random.Random(rng.random()))
@@ -251,12 +293,16 @@ def cmd_token(args: argparse.Namespace, creds: Credentials) -> int:
     """Keep a token you were given (by the server's operator or a host) for later commands."""
     if args.role == "admin":
         creds.set_admin(args.server, args.values[0])
+    elif args.role == "host-key":
+        creds.set_host_key(args.server, args.values[0])
     elif args.role == "host" and len(args.values) == 2:
         creds.set_host(args.server, args.values[0], args.values[1])
     elif args.role == "player" and len(args.values) == 3:
         creds.set_player(args.server, args.values[0], args.values[1], args.values[2])
     else:
-        raise SystemExit("usage: matchctl token admin TOKEN | host MATCH TOKEN | player MATCH NAME TOKEN")
+        raise SystemExit(
+            "usage: matchctl token admin TOKEN | host-key KEY | host MATCH TOKEN | player MATCH NAME TOKEN"
+        )
     print(f"saved the {args.role} token in {creds.path}")
     return 0
 
@@ -325,10 +371,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", required=True, help="comma-separated seat names")
     p.add_argument("--seed", type=int)
     p.add_argument("--config", help="JSON object or file of configuration overrides")
-    p = sub.add_parser("join", help="claim a seat; saves the player token")
+    p.add_argument("--private", action="store_true", help="spectators may not watch")
+    p = sub.add_parser("join", help="claim a seat with its invitation (or fill it as host); saves the token")
+    p.add_argument("match")
+    p.add_argument("player")
+    p.add_argument("--invitation", help="the seat's invitation code, from the host")
+    p.add_argument("--reissue", action="store_true", help="host: give a claimed seat a new token")
+    p.add_argument("--yes", action="store_true", help="do not ask before --reissue")
+    p.add_argument("--token", help="the host's token (default: the saved one)")
+    p = sub.add_parser("invite", help="host: a new invitation for a seat (the old one stops working)")
     p.add_argument("match")
     p.add_argument("player")
     p.add_argument("--token")
+    p = sub.add_parser("host-key", help="admin: create, list or revoke host keys (who may create matches)")
+    p.add_argument("action", choices=("create", "list", "revoke"))
+    p.add_argument("name", nargs="?", help="create: who the key is for; revoke: the key id")
+    p.add_argument("--reason", default="", help="revoke: why")
     p = with_match("submit", "submit a text command as a player")
     p.add_argument("text", nargs="+")
     p = with_match("state", "the match as you may see it")
@@ -365,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "token", help="keep a token you were given: admin TOKEN | host MATCH TOKEN | player MATCH NAME TOKEN"
     )
-    p.add_argument("role", choices=("admin", "host", "player"))
+    p.add_argument("role", choices=("admin", "host-key", "host", "player"))
     p.add_argument("values", nargs="+")
     p = with_match("picture", "the board as SVG, as you may see it")
     p.add_argument("--at", type=int, help="a past version")
@@ -390,6 +448,8 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "create": cmd_create,
     "join": cmd_join,
+    "invite": cmd_invite,
+    "host-key": cmd_host_key,
     "submit": cmd_submit,
     "state": cmd_state,
     "history": cmd_history,
@@ -418,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     creds = Credentials()
     if args.command == "token":
         return cmd_token(args, creds)
-    with MatchClient(args.server) as client:
+    with MatchClient(args.server, host_credential=creds.host_credential(args.server, args.var)) as client:
         try:
             return COMMANDS[args.command](args, client, creds)
         except grpc.RpcError as exc:

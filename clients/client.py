@@ -27,9 +27,14 @@ class State:
 
 
 class MatchClient:
-    def __init__(self, address: str, timeout: float = 30.0) -> None:
+    """`host_credential` (the admin token or a host key) is used where a call names no token and needs
+    one to create matches, fill seats, list matches or manage host keys; reads without a token are made
+    as a spectator (`authorization: Spectator`)."""
+
+    def __init__(self, address: str, timeout: float = 30.0, host_credential: str | None = None) -> None:
         self.address = address
         self.timeout = timeout
+        self.host_credential = host_credential
         self.channel = grpc.insecure_channel(address)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
@@ -44,22 +49,60 @@ class MatchClient:
 
     @staticmethod
     def _auth(token: str | None) -> list[tuple[str, str]]:
-        return [("authorization", f"Bearer {token}")] if token else []
+        return [("authorization", f"Bearer {token}" if token else "Spectator")]
+
+    def _host_auth(self, token: str | None) -> list[tuple[str, str]]:
+        return self._auth(token or self.host_credential)
 
     def create(
-        self, game: str, players: list[str], seed: int | None = None, config: dict[str, Any] | None = None
+        self,
+        game: str,
+        players: list[str],
+        seed: int | None = None,
+        config: dict[str, Any] | None = None,
+        token: str | None = None,
+        private: bool = False,
     ) -> pb.CreateMatchResponse:
-        request = pb.CreateMatchRequest(game=game, players=players, config_json=json.dumps(config or {}))
+        """Create a match with `token` (the admin token or a host key; default: host_credential)."""
+        request = pb.CreateMatchRequest(
+            game=game, players=players, config_json=json.dumps(config or {}), private=private
+        )
         if seed is not None:
             request.seed = seed
-        response: pb.CreateMatchResponse = self.stub.CreateMatch(request, timeout=self.timeout)
+        response: pb.CreateMatchResponse = self.stub.CreateMatch(
+            request, metadata=self._host_auth(token), timeout=self.timeout
+        )
         return response
 
-    def join(self, match_id: str, player: str, token: str | None = None) -> str:
-        response = self.stub.JoinMatch(
-            pb.JoinMatchRequest(match_id=match_id, player=player), metadata=self._auth(token), timeout=self.timeout
-        )
+    def join(
+        self, match_id: str, player: str, token: str | None = None, invitation: str = "", reissue: bool = False
+    ) -> str:
+        """Claim a seat with its invitation, or fill it as host/admin (`token`, default host_credential)."""
+        request = pb.JoinMatchRequest(match_id=match_id, player=player, invitation=invitation, reissue=reissue)
+        metadata = self._auth(token) if invitation else self._host_auth(token)
+        response = self.stub.JoinMatch(request, metadata=metadata, timeout=self.timeout)
         return str(response.player_token)
+
+    def invite(self, match_id: str, player: str, token: str | None = None) -> str:
+        request = pb.InviteSeatRequest(match_id=match_id, player=player)
+        response = self.stub.InviteSeat(request, metadata=self._host_auth(token), timeout=self.timeout)
+        return str(response.invitation)
+
+    def create_host_key(self, name: str, token: str | None = None) -> pb.CreateHostKeyResponse:
+        response: pb.CreateHostKeyResponse = self.stub.CreateHostKey(
+            pb.CreateHostKeyRequest(name=name), metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return response
+
+    def list_host_keys(self, token: str | None = None) -> list[pb.HostKey]:
+        reply = self.stub.ListHostKeys(pb.ListHostKeysRequest(), metadata=self._host_auth(token), timeout=self.timeout)
+        return list(reply.keys)
+
+    def revoke_host_key(self, key_id: str, reason: str = "", token: str | None = None) -> pb.HostKey:
+        reply = self.stub.RevokeHostKey(
+            pb.RevokeHostKeyRequest(key_id=key_id, reason=reason), metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return reply.key
 
     def submit(
         self,
@@ -103,11 +146,17 @@ class MatchClient:
             clock=reply.clock,
         )
 
-    def history(self, match_id: str, token: str | None = None) -> list[pb.Event]:
-        reply = self.stub.History(
-            pb.HistoryRequest(match_id=match_id), metadata=self._auth(token), timeout=self.timeout
-        )
-        return list(reply.events)
+    def history(self, match_id: str, token: str | None = None, page_size: int = 0) -> list[pb.Event]:
+        """The whole log, page by page."""
+        events: list[pb.Event] = []
+        page_token = ""
+        while True:
+            request = pb.HistoryRequest(match_id=match_id, page_size=page_size, page_token=page_token)
+            reply = self.stub.History(request, metadata=self._auth(token), timeout=self.timeout)
+            events.extend(reply.events)
+            page_token = reply.next_page_token
+            if not page_token:
+                return events
 
     def subscribe(
         self, match_id: str, token: str | None = None, from_version: int = 0
@@ -142,11 +191,30 @@ class MatchClient:
         response: pb.VerifyResponse = self.stub.Verify(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def audit(self, match_id: str, token: str | None = None, at: int | None = None) -> list[pb.AuditEntry]:
-        request = pb.AuditRequest(match_id=match_id)
-        if at is not None:
-            request.at_version = at
-        return list(self.stub.Audit(request, metadata=self._auth(token), timeout=self.timeout).entries)
+    def audit(
+        self, match_id: str, token: str | None = None, at: int | None = None, page_size: int = 0
+    ) -> list[pb.AuditEntry]:
+        """Every audit entry, page by page."""
+        entries: list[pb.AuditEntry] = []
+        page_token = ""
+        while True:
+            request = pb.AuditRequest(match_id=match_id, page_size=page_size, page_token=page_token)
+            if at is not None:
+                request.at_version = at
+            reply = self.stub.Audit(request, metadata=self._auth(token), timeout=self.timeout)
+            entries.extend(reply.entries)
+            page_token = reply.next_page_token
+            if not page_token:
+                return entries
 
-    def list_matches(self) -> list[pb.MatchSummary]:
-        return list(self.stub.ListMatches(pb.ListMatchesRequest(), timeout=self.timeout).matches)
+    def list_matches(self, token: str | None = None, page_size: int = 0) -> list[pb.MatchSummary]:
+        """The matches `token` (default host_credential) hosts or sits in; the admin sees all."""
+        matches: list[pb.MatchSummary] = []
+        page_token = ""
+        while True:
+            request = pb.ListMatchesRequest(page_size=page_size, page_token=page_token)
+            reply = self.stub.ListMatches(request, metadata=self._host_auth(token), timeout=self.timeout)
+            matches.extend(reply.matches)
+            page_token = reply.next_page_token
+            if not page_token:
+                return matches

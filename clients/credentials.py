@@ -61,3 +61,22 @@ class Credentials:
     def set_admin(self, server: str, token: str) -> None:
         self.data.setdefault(server, {})["admin"] = token
         self.save()
+
+    def host_key(self, server: str) -> str | None:
+        stored = self.data.get(server, {}).get("host_key")
+        return str(stored) if stored else None
+
+    def set_host_key(self, server: str, key: str) -> None:
+        self.data.setdefault(server, {})["host_key"] = key
+        self.save()
+
+    def host_credential(self, server: str, var_dir: str = "var") -> str | None:
+        """What creates matches and fills seats here: a saved host key, else the admin token."""
+        return self.host_key(server) or self.admin(server, var_dir)
+
+    def set_invitation(self, server: str, match_id: str, player: str, code: str) -> None:
+        self._match(server, match_id).setdefault("invitations", {})[player] = code
+        self.save()
+
+    def invitations(self, server: str, match_id: str) -> dict[str, str]:
+        return dict(self._match(server, match_id).get("invitations", {}))

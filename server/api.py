@@ -18,9 +18,19 @@ from google.protobuf.message import DecodeError, Message
 from engine.errors import AlreadySubmitted, GameError, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
 from matchserver.v1 import matchserver_pb2 as pb
 from server import convert
-from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from server.errors import (
+    Aborted,
+    BadRequest,
+    FailedPrecondition,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+)
+from server.identities import HostKey
 from server.live import LiveMatch
 from server.matches import Accepted, Matches
+from server.paging import PageRequest
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +46,8 @@ ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
     (Aborted, grpc.StatusCode.ABORTED),
+    (FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
+    (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 # Any other engine GameError (e.g. "the match is over" for a host action) is a precondition.
 FALLBACK = grpc.StatusCode.FAILED_PRECONDITION
@@ -65,12 +77,28 @@ def _safe_deserializer(message_class: type[Message]) -> Callable[[bytes], Any]:
     return deserialize
 
 
+ACCEPTED_AUTHORIZATION = (
+    "send `authorization: Bearer <token>` (the admin token, a host key, a match's host token or a seat token) "
+    "or `authorization: Spectator` to watch"
+)
+
+
 def _token(context: grpc.aio.ServicerContext) -> str | None:
+    """The caller's bearer token, or None for an explicit spectator; no header at all is refused."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization":
-            text = value if isinstance(value, str) else value.decode()
-            return text.removeprefix("Bearer ").strip() or None
-    return None
+            text = (value if isinstance(value, str) else value.decode()).strip()
+            if text.lower() == "spectator":
+                return None
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated(f"authorization is not understood: {ACCEPTED_AUTHORIZATION}")
+            return token.strip()
+    raise Unauthenticated(f"no authorization metadata: {ACCEPTED_AUTHORIZATION}")
+
+
+def _page(request: Any) -> PageRequest:
+    return PageRequest(request.page_size, request.page_token)
 
 
 async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext) -> None:
@@ -102,16 +130,55 @@ class MatchService:
         if not request.game:
             raise BadRequest("game is required")
         seed = request.seed if request.HasField("seed") else None
-        live, host_token = await self.matches.create(request.game, list(request.players), seed, request.config_json)
+        created = await self.matches.create(
+            request.game, list(request.players), seed, request.config_json, _token(context), request.private
+        )
+        live = created.live
         return pb.CreateMatchResponse(
-            match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed
+            match_id=str(live.id),
+            host_token=created.host_token,
+            version=live.version,
+            seed=live.seed,
+            invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
         )
 
     @_unary
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         match_id = Matches.parse_id(request.match_id)
-        token, version = await self.matches.join(match_id, request.player, _token(context))
+        token, version = await self.matches.join(
+            match_id, request.player, _token(context), request.invitation, request.reissue
+        )
         return pb.JoinMatchResponse(player_token=token, version=version)
+
+    @_unary
+    async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
+        match_id = Matches.parse_id(request.match_id)
+        invitation, version = await self.matches.invite(match_id, request.player, _token(context))
+        return pb.InviteSeatResponse(invitation=invitation, version=version)
+
+    @_unary
+    async def CreateHostKey(self, request: pb.CreateHostKeyRequest, context: Any) -> pb.CreateHostKeyResponse:
+        key, secret = await self.matches.create_host_key(_token(context), request.name)
+        return pb.CreateHostKeyResponse(key=self._host_key(key), host_key=secret)
+
+    @_unary
+    async def ListHostKeys(self, request: pb.ListHostKeysRequest, context: Any) -> pb.ListHostKeysResponse:
+        keys = await self.matches.list_host_keys(_token(context))
+        return pb.ListHostKeysResponse(keys=[self._host_key(key) for key in keys])
+
+    @_unary
+    async def RevokeHostKey(self, request: pb.RevokeHostKeyRequest, context: Any) -> pb.RevokeHostKeyResponse:
+        key = await self.matches.revoke_host_key(_token(context), request.key_id, request.reason)
+        return pb.RevokeHostKeyResponse(key=self._host_key(key))
+
+    def _host_key(self, key: HostKey) -> pb.HostKey:
+        return pb.HostKey(
+            key_id=key.key_id,
+            name=key.name,
+            created_at=key.created_at,
+            revoked=key.revoked,
+            live_matches=self.matches.live_matches_of(key.key_id),
+        )
 
     @_unary
     async def Submit(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
@@ -178,8 +245,8 @@ class MatchService:
     async def Audit(self, request: pb.AuditRequest, context: Any) -> pb.AuditResponse:
         match_id = Matches.parse_id(request.match_id)
         at = request.at_version if request.HasField("at_version") else None
-        entries = await self.matches.audit(match_id, _token(context), at)
-        return pb.AuditResponse(entries=[pb.AuditEntry(**entry) for entry in entries])
+        entries, next_token = await self.matches.audit(match_id, _token(context), at, _page(request))
+        return pb.AuditResponse(entries=[pb.AuditEntry(**entry) for entry in entries], next_page_token=next_token)
 
     @_unary
     async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.GetStateResponse:
@@ -201,13 +268,15 @@ class MatchService:
     @_unary
     async def History(self, request: pb.HistoryRequest, context: Any) -> pb.HistoryResponse:
         match_id = Matches.parse_id(request.match_id)
-        _, rows = await self.matches.history(match_id, _token(context))
-        return pb.HistoryResponse(events=[convert.event_message(v, record, gone) for v, record, gone in rows])
+        rows, next_token = await self.matches.history(match_id, _token(context), _page(request))
+        events = [convert.event_message(v, record, gone) for v, record, gone in rows]
+        return pb.HistoryResponse(events=events, next_page_token=next_token)
 
     @_unary
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
         summaries = []
-        for live in await self.matches.list_matches():
+        matches, next_token = await self.matches.list_matches(_token(context), _page(request))
+        for live in matches:
             status = live.status()
             summaries.append(
                 pb.MatchSummary(
@@ -219,7 +288,7 @@ class MatchService:
                     finished=status.finished,
                 )
             )
-        return pb.ListMatchesResponse(matches=summaries)
+        return pb.ListMatchesResponse(matches=summaries, next_page_token=next_token)
 
     async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SubscribeResponse]:
         if isinstance(request, MalformedRequest):

@@ -23,3 +23,11 @@ class Aborted(ServerError):
 
 class BadRequest(ServerError):
     """A request that is malformed regardless of the game (missing field, bad JSON)."""
+
+
+class FailedPrecondition(ServerError):
+    """The request is well-formed but the match is not in a state that allows it (e.g. a claimed seat)."""
+
+
+class ResourceExhausted(ServerError):
+    """A quota is used up (the message names the setting)."""

@@ -138,7 +138,7 @@ class LiveMatch:
                 out["origin"] = record["origin"]
             if viewer.is_host or self.status().finished:
                 out["seed"] = record["seed"]
-        elif kind == "joined":
+        elif kind in ("joined", "invited"):  # never the hashes of tokens or invitations
             out["player"] = record["player"]
         elif kind == "game":
             event = self.game.redact(self.states[version - 1], record["event"], viewer)

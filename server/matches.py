@@ -27,14 +27,41 @@ from engine.errors import GameError, InvalidConfig, MalformedCommand
 from engine.registry import get_game
 from server import audit
 from server.clock import Clock
-from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from server.errors import (
+    Aborted,
+    BadRequest,
+    FailedPrecondition,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+)
+from server.identities import IDENTITIES_STREAM, HostKey, Identities, new_key
 from server.live import LiveMatch, cause, effective_events
+from server.paging import FIRST_PAGE, PageRequest
 from server.records import Record, chain, token_hash
+from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
 from server.store import EventStore, VersionConflict
+from server.streams import StreamRegistry
 from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class HostQuotas:
+    """Per host key (named settings; the admin token has no quota)."""
+
+    max_live_matches_per_host_key: int = 100
+    max_creations_per_minute_per_host_key: int = 60
+
+
+@dataclass(frozen=True)
+class Created:
+    live: LiveMatch
+    host_token: str
+    invitations: dict[str, str]  # seat -> invitation secret (shown once)
 
 
 @dataclass(frozen=True)
@@ -52,6 +79,7 @@ class Matches:
         admin_token: str | None = None,
         cache_size: int = 1024,
         refresh_every: float | None = None,
+        quotas: HostQuotas = HostQuotas(),
     ):
         # refresh_every: when other processes write to the same store, how stale a cached match may get
         # before a read catches up from the store (None: this process is the only writer).
@@ -67,6 +95,11 @@ class Matches:
         self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
         self._token_owner: dict[str, uuid.UUID] = {}
         self._known: list[uuid.UUID] = []
+        self.streams = StreamRegistry()
+        self.identities = Identities()
+        self.quotas = quotas
+        self._by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)
+        self._creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -74,13 +107,19 @@ class Matches:
         return await self._writer.call(fn, *args)
 
     async def start(self) -> None:
-        """Load every match in the store (rebuilding state from events) and index their tokens."""
+        """Load the host keys and every match in the store (rebuilding state from events)."""
+        await self.refresh_identities()
         await self.discover()
+
+    async def refresh_identities(self) -> None:
+        """Apply host-key records written since the last look (by this or another process)."""
+        for record in await self._io(self.store.read, IDENTITIES_STREAM, self.identities.version):
+            self.identities.apply(record)
 
     async def discover(self) -> list[uuid.UUID]:
         """Find matches created since the last look (by this or another process) and load them."""
         found, self._log_position = await self._io(self.store.matches_since, self._log_position)
-        new = [match_id for match_id in found if match_id not in self._known]
+        new = [match_id for match_id in found if match_id not in self._known and match_id != IDENTITIES_STREAM]
         self._known.extend(new)
         for match_id in new:
             await self.load(match_id)
@@ -113,6 +152,9 @@ class Matches:
         self._cache[match_id] = live
         for digest in live.tokens:
             self._token_owner[digest] = match_id
+        key_id = live.header.get("host_key")
+        if key_id and match_id not in self._by_host_key[key_id]:
+            self._by_host_key[key_id].append(match_id)
         return live
 
     async def _catch_up(self, live: LiveMatch) -> None:
@@ -151,21 +193,74 @@ class Matches:
     def now(self, live: LiveMatch) -> float:
         return live.clock_at(self.clock.now())
 
+    def is_admin(self, token: str | None) -> bool:
+        return bool(token and self.admin_token and hmac.compare_digest(token.encode(), self.admin_token.encode()))
+
+    def host_key(self, token: str | None) -> HostKey | None:
+        """The host key this token is, if it is one (revoked keys included: callers say why they fail)."""
+        return self.identities.by_secret_digest(token_hash(token)) if token else None
+
     def viewer_for(self, live: LiveMatch, token: str | None) -> Viewer:
+        """Who the caller is for this match; None is an explicit spectator (`authorization: Spectator`)."""
         if not token:
+            if live.header.get("private"):
+                raise PermissionDenied("this match is private: only its host and players may watch it")
             return Viewer.spectator()
-        if self.admin_token and hmac.compare_digest(token, self.admin_token):
+        if self.is_admin(token):
             return Viewer.host()
         digest = token_hash(token)
         if digest in live.tokens:
             role, player = live.tokens[digest]
             return Viewer.host() if role == "host" else Viewer.of(player or "")
+        key = self.identities.by_secret_digest(digest)
+        if key is not None:
+            if key.revoked:
+                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+            if live.header.get("host_key") == key.key_id:
+                return Viewer.host()
+            raise PermissionDenied(f"host key {key.key_id} did not create this match")
         owner = self._token_owner.get(digest)
         if owner == live.id:
             raise Unauthenticated("this token was replaced by a newer one for the same seat")
         if owner is not None:
             raise PermissionDenied("this token belongs to another match")
         raise Unauthenticated("the token is not known to this server")
+
+    def creator(self, token: str | None) -> str:
+        """Who may create a match: "admin", or the id of a live host key."""
+        if not token:
+            raise Unauthenticated("creating a match needs the admin token or a host key (authorization: Bearer ...)")
+        if self.is_admin(token):
+            return "admin"
+        key = self.host_key(token)
+        if key is None:
+            raise PermissionDenied("creating a match needs the admin token or a host key; this is neither")
+        if key.revoked:
+            raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+        return key.key_id
+
+    def _check_quota(self, key_id: str) -> None:
+        if key_id == "admin":
+            return
+        quotas = self.quotas
+        cutoff = time.monotonic() - 60.0
+        recent = [at for at in self._creations[key_id] if at > cutoff]
+        self._creations[key_id] = recent
+        if len(recent) >= quotas.max_creations_per_minute_per_host_key:
+            raise ResourceExhausted(
+                f"host key {key_id} created {len(recent)} matches in the last minute: "
+                f"max_creations_per_minute_per_host_key is {quotas.max_creations_per_minute_per_host_key}"
+            )
+        live_count = 0
+        for match_id in self._by_host_key.get(key_id, []):
+            cached = self._cache.get(match_id)
+            if cached is None or not cached.status().finished:  # not in memory: counted, to stay safe
+                live_count += 1
+        if live_count >= quotas.max_live_matches_per_host_key:
+            raise ResourceExhausted(
+                f"host key {key_id} has {live_count} unfinished matches: "
+                f"max_live_matches_per_host_key is {quotas.max_live_matches_per_host_key}"
+            )
 
     def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
         if not token:
@@ -181,8 +276,16 @@ class Matches:
     # --- commands -------------------------------------------------------------------------------
 
     async def create(
-        self, game_name: str, players: Sequence[str], seed: int | None, overrides_json: str
-    ) -> tuple[LiveMatch, str]:
+        self,
+        game_name: str,
+        players: Sequence[str],
+        seed: int | None,
+        overrides_json: str,
+        token: str | None = None,
+        private: bool = False,
+    ) -> Created:
+        creator = self.creator(token)
+        self._check_quota(creator)
         game = get_game(game_name)
         players = [player.strip() for player in players]
         if not players or any(not player for player in players) or len(set(players)) != len(players):
@@ -193,6 +296,7 @@ class Matches:
         config["players"] = list(players)
         seed = secrets.randbelow(2**53) if seed is None else seed
         host_token = secrets.token_urlsafe(24)
+        invitations = {player: secrets.token_urlsafe(24) for player in players}
         live = LiveMatch(uuid.uuid4(), game)
         now = self.clock.now()
         created = {
@@ -203,6 +307,9 @@ class Matches:
             "seed": seed,
             "rules_version": game.rules_version,
             "host_token": token_hash(host_token),
+            "invitations": {player: token_hash(secret) for player, secret in invitations.items()},
+            "host_key": None if creator == "admin" else creator,
+            "private": private,
             "at": now,
         }
         live.apply(created)  # validates the configuration before anything is written
@@ -213,22 +320,116 @@ class Matches:
         self._cache[live.id] = live
         self._known.append(live.id)
         self._token_owner[token_hash(host_token)] = live.id
-        return live, host_token
+        if creator != "admin":
+            self._by_host_key[creator].append(live.id)
+            self._creations[creator].append(time.monotonic())
+        return Created(live, host_token, invitations)
 
-    async def join(self, match_id: uuid.UUID, player: str, token: str | None) -> tuple[str, int]:
+    async def join(
+        self, match_id: uuid.UUID, player: str, token: str | None, invitation: str = "", reissue: bool = False
+    ) -> tuple[str, int]:
+        """Claim a seat with its invitation, or (host or admin) fill it; returns the seat's new token."""
         async with self._locks[match_id]:
             live = await self.load(match_id)
             if player not in live.players:
                 raise InvalidConfig(f"{player!r} is not a seat of this match; seats: {', '.join(live.players)}")
-            claimed = any(role == "player" and name == player for role, name in live.tokens.values())
-            if claimed and not (token and self.viewer_for(live, token).is_host):
-                raise PermissionDenied(f"{player}'s seat is taken; the host can issue a new token")
+            if invitation:
+                if not invitation_matches(valid_invitation(live.records, player), token_hash(invitation)):
+                    raise PermissionDenied(
+                        f"this invitation does not claim {player}'s seat: it is wrong, replaced, or already used "
+                        "(the seat has acted); ask the host for a new one (matchctl invite)"
+                    )
+                via = "invitation"
+            else:
+                if not token:
+                    raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
+                if not self.viewer_for(live, token).is_host:
+                    raise PermissionDenied(
+                        "joining needs the seat's invitation; only the host or admin fills a seat without one "
+                        "(one token acts for one seat)"
+                    )
+                if seat_claimed(live.tokens, player) and not reissue:
+                    raise FailedPrecondition(
+                        f"{player}'s seat is claimed; set reissue to give it a new token (the old one stops working)"
+                    )
+                via = "admin" if self.is_admin(token) else "host"
+            replaced = seat_digests(live.tokens, player)
             new_token = secrets.token_urlsafe(24)
             digest = token_hash(new_token)
-            joined = {"kind": "joined", "player": player, "token": digest, "at": self.now(live)}
+            joined = {"kind": "joined", "player": player, "token": digest, "via": via, "at": self.now(live)}
             await self._append(live, [joined])
             self._token_owner[digest] = match_id
+            self._credentials_replaced(replaced, f"{player}'s seat was given a new token")
             return new_token, live.version
+
+    async def invite(self, match_id: uuid.UUID, player: str, token: str | None) -> tuple[str, int]:
+        """Host or admin: a new invitation for a seat (any earlier one stops working)."""
+        async with self._locks[match_id]:
+            live = await self.load(match_id)
+            self.require_host(live, token)
+            if player not in live.players:
+                raise InvalidConfig(f"{player!r} is not a seat of this match; seats: {', '.join(live.players)}")
+            secret = secrets.token_urlsafe(24)
+            invited = {"kind": "invited", "player": player, "invitation": token_hash(secret), "at": self.now(live)}
+            await self._append(live, [invited])
+            return secret, live.version
+
+    def _credentials_replaced(self, digests: Sequence[str], why: str) -> None:
+        """A replaced or revoked credential's open streams end now (UNAUTHENTICATED, saying why)."""
+        for digest in digests:
+            self.streams.end_credential(digest, why)
+
+    # --- host keys (admin) ----------------------------------------------------------------------
+
+    def require_admin(self, token: str | None) -> None:
+        if not token:
+            raise Unauthenticated("this needs the admin token (authorization: Bearer ...)")
+        if not self.is_admin(token):
+            raise PermissionDenied("only the server's admin manages host keys")
+
+    async def _append_identity(self, record: Record) -> None:
+        async with self._locks[IDENTITIES_STREAM]:
+            await self.refresh_identities()
+            stamped = chain(self.identities.last_hash, [record])
+            try:
+                await self._writer.append(IDENTITIES_STREAM, self.identities.version, stamped)
+            except VersionConflict:
+                raise Aborted("another server process changed the host keys first; retry") from None
+            self.identities.apply(stamped[0])
+
+    async def create_host_key(self, token: str | None, name: str) -> tuple[HostKey, str]:
+        self.require_admin(token)
+        if not name.strip():
+            raise BadRequest("a host key needs a name (who it is for)")
+        key_id, secret = new_key()
+        await self._append_identity(self.identities.created_record(key_id, name, secret, self.clock.now()))
+        return self.identities.keys[key_id], secret
+
+    async def list_host_keys(self, token: str | None) -> list[HostKey]:
+        self.require_admin(token)
+        await self.refresh_identities()
+        return list(self.identities.keys.values())
+
+    async def revoke_host_key(self, token: str | None, key_id: str, reason: str) -> HostKey:
+        """The key can no longer create matches or act as host; its open streams end. Host tokens it
+        already issued keep working (they are the matches' own credentials)."""
+        self.require_admin(token)
+        await self.refresh_identities()
+        key = self.identities.keys.get(key_id)
+        if key is None:
+            raise NotFound(f"no host key {key_id!r}")
+        if key.revoked:
+            raise FailedPrecondition(f"host key {key_id} is already revoked")
+        await self._append_identity(self.identities.revoked_record(key_id, reason or "revoked", self.clock.now()))
+        self._credentials_replaced([key.digest], f"host key {key_id} was revoked")
+        return self.identities.keys[key_id]
+
+    def live_matches_of(self, key_id: str) -> int:
+        return sum(
+            1
+            for match_id in self._by_host_key.get(key_id, [])
+            if (cached := self._cache.get(match_id)) is None or not cached.status().finished
+        )
 
     async def submit(
         self,
@@ -307,7 +508,7 @@ class Matches:
                 raise BadRequest(
                     f"roll back to a version from {live.started_version} (the match's start) to {live.version - 1}"
                 )
-            by = "admin" if self.admin_token and token == self.admin_token else "host"
+            by = "admin" if self.is_admin(token) else "host"
             # The match clock goes back to the time of version `to`: its deadlines and clocks are restored.
             clock_to = float(live.records[to - 1]["at"])
             record = {"kind": "rollback", "to": to, "reason": reason, "by": by, "at": self.now(live)}
@@ -325,7 +526,7 @@ class Matches:
             if live.status().finished and action != "settle":
                 raise GameError("the match is over")
             server_now = self.clock.now()
-            by = "admin" if self.admin_token and token == self.admin_token else "host"
+            by = "admin" if self.is_admin(token) else "host"
             record: Record = {"kind": "host", "action": action, "by": by, "reason": reason, "at": self.now(live)}
             if action == "pause":
                 if live.paused_at is not None:
@@ -367,7 +568,7 @@ class Matches:
         self._token_owner[token_hash(host_token)] = live.id
         async with self._locks[match_id]:  # the origin's own log says who forked it, where and why
             source = await self.load(match_id)
-            by = "admin" if self.admin_token and token == self.admin_token else viewer.kind
+            by = "admin" if self.is_admin(token) else viewer.kind
             note: Record = {"kind": "host", "action": "fork", "by": by, "reason": reason, "fork": str(live.id)}
             note.update(at_version=at, at=self.now(source))
             await self._append(source, [note])
@@ -380,13 +581,19 @@ class Matches:
         records = await self._io(self.store.read, match_id, 0)  # the store itself, not the cache
         return audit.verify(match_id, records, live.game.rules_version)
 
-    async def audit(self, match_id: uuid.UUID, token: str | None, at: int | None) -> list[dict[str, Any]]:
+    async def audit(
+        self, match_id: uuid.UUID, token: str | None, at: int | None, page: PageRequest = FIRST_PAGE
+    ) -> tuple[list[dict[str, Any]], str]:
         live = await self.load(match_id)
         viewer = self.viewer_for(live, token)
         upto = live.version if at is None else at
         if not 1 <= upto <= live.version:
             raise BadRequest(f"version {upto} is outside this match's versions 1..{live.version}")
-        return audit.trail(live, viewer, upto)
+        entries = audit.trail(live, viewer, upto)
+        first = page.start(default=0)
+        rest = entries[first:]
+        taken = page.fit(rest, lambda entry: len(json.dumps(entry)))
+        return rest[:taken], page.next_token(first + taken, more=first + taken < len(entries))
 
     @staticmethod
     def _decide(step: Callable[[], T]) -> T:
@@ -412,17 +619,46 @@ class Matches:
     def view(self, live: LiveMatch, viewer: Viewer, version: int) -> dict[str, Json]:
         return live.game.view(live.states[version], viewer)
 
-    async def history(self, match_id: uuid.UUID, token: str | None) -> tuple[LiveMatch, list[tuple[int, Record, bool]]]:
+    async def history(
+        self, match_id: uuid.UUID, token: str | None, page: PageRequest = FIRST_PAGE
+    ) -> tuple[list[tuple[int, Record, bool]], str]:
+        """One page of the log as the caller may see it, and the next page's token ("" at the end)."""
         live = await self.load(match_id)
         viewer = self.viewer_for(live, token)
         retracted = live.retracted()
-        return live, [
-            (version, live.visible_record(version, viewer), version in retracted)
-            for version in range(1, live.version + 1)
+        first = page.start(default=1)
+        last = min(live.version, first + page.size - 1)
+        rows = [
+            (version, live.visible_record(version, viewer), version in retracted) for version in range(first, last + 1)
         ]
+        taken = page.fit(rows, lambda row: len(json.dumps(row[1])))
+        return rows[:taken], page.next_token(first + taken, more=first + taken <= live.version)
 
-    async def list_matches(self) -> list[LiveMatch]:
-        return [await self.load(match_id) for match_id in list(self._known)]
+    async def list_matches(self, token: str | None, page: PageRequest = FIRST_PAGE) -> tuple[list[LiveMatch], str]:
+        """The matches the caller hosts or sits in (the admin: all; a spectator: none), oldest first."""
+        ids = self._visible_ids(token)
+        first = page.start(default=0)
+        chosen = ids[first : first + page.size]
+        matches = [await self.load(match_id) for match_id in chosen]
+        end = first + len(chosen)
+        return matches, page.next_token(end, more=end < len(ids))
+
+    def _visible_ids(self, token: str | None) -> list[uuid.UUID]:
+        if not token:
+            return []
+        if self.is_admin(token):
+            return list(self._known)
+        digest = token_hash(token)
+        key = self.identities.by_secret_digest(digest)
+        if key is not None:
+            if key.revoked:
+                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+            return list(self._by_host_key.get(key.key_id, []))
+        owner = self._token_owner.get(digest)
+        cached = self._cache.get(owner) if owner is not None else None
+        if owner is None or (cached is not None and digest not in cached.tokens):
+            raise Unauthenticated("the token is not known to this server (or was replaced)")
+        return [owner]
 
     def known(self) -> list[uuid.UUID]:
         return list(self._known)

@@ -28,7 +28,7 @@ def scores(client: MatchClient, match_id: str, token: str | None = None) -> dict
 
 
 def test_state_at_every_version_equals_the_fold_of_its_events(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     for a, b in ((3, 1), (1, 2), (2, 2)):
         play_round(client, match_id, ann, bob, a, b)
@@ -44,7 +44,7 @@ def test_state_at_every_version_equals_the_fold_of_its_events(server: ServerThre
 
 
 def test_a_player_view_at_a_version_before_the_reveal_holds_no_hidden_value(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     client.submit(match_id, ann, text="pick 3")
     sealed_at = client.state(match_id, host).version
@@ -57,7 +57,7 @@ def test_a_player_view_at_a_version_before_the_reveal_holds_no_hidden_value(serv
 def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_both_branches(
     server: ServerThread,
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     client.submit(match_id, ann, text="pick 3")
     mid_resolution = client.state(match_id, host).version
@@ -84,7 +84,7 @@ def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_b
 
 
 def test_a_rollback_cannot_reach_before_the_match_nor_be_done_by_a_player(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 1, 2)
     for call, code in (
@@ -99,7 +99,7 @@ def test_a_rollback_cannot_reach_before_the_match_nor_be_done_by_a_player(server
 
 
 def test_a_fork_plays_on_independently(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 3, 1)
     at = client.state(match_id, host).version
@@ -118,7 +118,7 @@ def test_a_fork_plays_on_independently(server: ServerThread) -> None:
 
 
 def test_the_host_settles_a_tie_after_the_end_as_an_audited_record(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     for _ in range(3):
         play_round(client, match_id, ann, bob, 2, 2)
@@ -135,7 +135,7 @@ def test_the_host_settles_a_tie_after_the_end_as_an_audited_record(server: Serve
 def test_verify_reports_the_first_event_a_patched_rule_would_change(
     server: ServerThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 3, 1)
     assert client.verify(match_id, host).ok
@@ -156,7 +156,7 @@ def test_verify_reports_the_first_event_a_patched_rule_would_change(
 def test_verify_finds_a_row_altered_directly_in_the_sqlite_file(
     server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     play_round(client, match_id, ann, bob, 3, 1)
     path = Path(server.settings.var_dir) / "matches.db"
@@ -177,7 +177,7 @@ def test_verify_finds_a_row_altered_directly_in_the_sqlite_file(
 def test_verify_all_exits_zero_when_everything_verifies(
     server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     for _ in range(2):
         match_id, _, ann, bob = seat_duel(client, seed=21)
         play_round(client, match_id, ann, bob, 2, 1)
@@ -195,7 +195,7 @@ def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by
     from clients.bots.cookoff import judge_bot, random_bot
     from clients.play import BotSeat, play
 
-    client = MatchClient(server.address)
+    client = server.client()
     judges = [
         {"family": "size", "want": "large"},
         {"family": "flavour", "want": "sour"},
@@ -219,7 +219,7 @@ def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by
 
 def test_a_rollback_cannot_reroll_the_dice_of_a_default(server: ServerThread) -> None:
     """Draws are keyed on the game events in force, so a host cannot fish for another random outcome."""
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=21)
     before = client.state(match_id, host).version
     client.force_phase_end(match_id, host, "both away")

@@ -10,7 +10,6 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
 from tests.support.server import ServerThread
 
@@ -58,7 +57,7 @@ def fill(message: Message, rng: random.Random, depth: int = 0) -> None:
 
 @pytest.mark.parametrize("game", sorted(SEATS))
 def test_random_text_and_typed_commands_are_refused_cleanly(server: ServerThread, game: str) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create(game, SEATS[game], seed=3)
     tokens = [client.join(created.match_id, player) for player in SEATS[game]]
     rng = random.Random(f"{game}-fuzz")

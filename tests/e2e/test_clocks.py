@@ -29,7 +29,7 @@ def records(client: MatchClient, match_id: str, token: str) -> list[dict]:  # ty
 
 
 def test_views_carry_the_deadline_and_the_match_clock(server: ServerThread, clock: ManualClock) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("duel", ["ann", "bob"])
     state = client.state(created.match_id)
     assert state.status.deadline - state.clock == 60
@@ -39,7 +39,7 @@ def test_views_carry_the_deadline_and_the_match_clock(server: ServerThread, cloc
 
 
 def test_a_pause_stops_the_clock_and_a_resume_keeps_the_time_left(server: ServerThread, clock: ManualClock) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("duel", ["ann", "bob"])
     match_id, host = created.match_id, created.host_token
     ann = client.join(match_id, "ann")
@@ -67,7 +67,7 @@ def test_a_pause_stops_the_clock_and_a_resume_keeps_the_time_left(server: Server
 
 
 def test_extending_a_deadline_gives_the_phase_more_time(server: ServerThread, clock: ManualClock) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("duel", ["ann", "bob"])
     match_id, host = created.match_id, created.host_token
     client.host_action(match_id, host, "extend", "holiday", seconds=30)
@@ -81,7 +81,7 @@ def test_extending_a_deadline_gives_the_phase_more_time(server: ServerThread, cl
 
 
 def test_a_player_cannot_pause_and_extend_needs_a_positive_time(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("duel", ["ann", "bob"])
     ann = client.join(created.match_id, "ann")
     for token, action, seconds, code in (
@@ -98,7 +98,7 @@ def test_a_player_cannot_pause_and_extend_needs_a_positive_time(server: ServerTh
 def test_a_rollback_restores_the_deadline_of_the_version_rolled_back_to(
     server: ServerThread, clock: ManualClock
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("duel", ["ann", "bob"])
     match_id, host = created.match_id, created.host_token
     ann, bob = client.join(match_id, "ann"), client.join(match_id, "bob")
@@ -126,7 +126,7 @@ def test_a_submission_after_an_unapplied_deadline_first_applies_that_deadline(tm
     clock = ManualClock()
     settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=clock, tick_interval=3600)
     server = ServerThread(settings).start()  # a ticker that will not run during the test
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("duel", ["ann", "bob"])
     ann = client.join(created.match_id, "ann")
     clock.advance(61)  # round 1's deadline passes; nothing has applied it yet

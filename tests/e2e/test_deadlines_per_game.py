@@ -36,7 +36,7 @@ def seat(client: MatchClient, game: str, players: list[str]) -> tuple[str, str, 
 def test_last_gathering_missed_bid_and_placement_get_recorded_random_defaults_that_replay(
     server: ServerThread, clock: ManualClock
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, tokens = seat(client, "last-gathering", ["a", "b", "c", "d"])
     clock.advance(54 * 3600 + 1)  # nobody bid for a frame: every non-bidder gets a random frame
     wait_until(lambda: game_events(client, match_id, host, "frame_round_resolved"))
@@ -59,7 +59,7 @@ def test_last_gathering_missed_bid_and_placement_get_recorded_random_defaults_th
 def test_mining_orders_missing_at_the_deadline_move_every_miner_one_space(
     server: ServerThread, clock: ManualClock
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     players = ["a", "b", "c", "d", "e"]
     match_id, host, tokens = seat(client, "mining", players)
     for index, player in enumerate(players):
@@ -78,7 +78,7 @@ def test_mining_orders_missing_at_the_deadline_move_every_miner_one_space(
 
 
 def test_cookoff_a_player_out_of_reserve_loses_while_the_other_wins(server: ServerThread, clock: ManualClock) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, tokens = seat(client, "cookoff", ["ann", "bob"])
     view = client.state(match_id, tokens["ann"]).view
     assert "reserve" in json.dumps(view)  # a bot can budget its time
@@ -92,7 +92,7 @@ def test_cookoff_a_player_out_of_reserve_loses_while_the_other_wins(server: Serv
 
 
 def test_a_phase_ends_early_when_everyone_submitted_and_asked_to(server: ServerThread, clock: ManualClock) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, tokens = seat(client, "last-gathering", ["a", "b", "c", "d"])
     for index, player in enumerate("abcd"):
         client.submit(match_id, tokens[player], text=f"bid {index} on frame F{index + 1}; end early")

@@ -11,7 +11,6 @@ import grpc
 import pytest
 
 from clients import cli
-from clients.client import MatchClient
 from engine.contract import Viewer
 from engine.match import fold
 from engine.registry import get_game
@@ -38,13 +37,13 @@ def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     match_id = out["match"]
     host = cli.Credentials().host(server.address, match_id)
     assert host
-    client = MatchClient(server.address)
+    client = server.client()
     before = client.state(match_id, host)
     history = client.history(match_id, host)
     server.stop()
 
     again = make_server(tmp_path, clock)  # a new process would do the same: rebuild from the events
-    client = MatchClient(again.address)
+    client = again.client()
     after = client.state(match_id, host)
     assert (after.version, after.view, after.results) == (before.version, before.view, before.results)
     assert after.status.finished
@@ -69,7 +68,7 @@ def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
 
 def test_typed_protobuf_commands_reach_each_game(tmp_path: Path) -> None:
     server = make_server(tmp_path, ManualClock())
-    client = MatchClient(server.address)
+    client = server.client()
     lg = client.create("last-gathering", ["a", "b", "c", "d"], seed=1)
     token = client.join(lg.match_id, "a")
     typed = pb.GameCommand()
@@ -92,7 +91,7 @@ def test_host_set_cookoff_judges_and_trees_stay_out_of_the_players_configuration
     from engine.cookoff import GAME as COOKOFF
 
     server = make_server(tmp_path, ManualClock())
-    client = MatchClient(server.address)
+    client = server.client()
     judges = [
         {"family": "flavour", "want": "sour"},
         {"family": "size", "want": "large"},
@@ -111,7 +110,7 @@ def test_host_set_cookoff_judges_and_trees_stay_out_of_the_players_configuration
 
 def test_the_cookoff_tree_schedule_never_reaches_a_player_through_history_or_audit(tmp_path: Path) -> None:
     server = make_server(tmp_path, ManualClock())
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create("cookoff", ["ann", "bob"], seed=9)
     ann = client.join(created.match_id, "ann")
     host_types = {event.type for event in client.history(created.match_id, created.host_token)}

@@ -14,7 +14,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
 from tests.conftest import make_server
@@ -56,7 +55,7 @@ def test_reflection_describes_the_v1_contract_with_each_games_package(server: Se
 
 
 def test_every_error_class_has_its_status_and_appends_nothing(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=11)
     before = client.state(match_id, host).version
     cases = {
@@ -81,10 +80,18 @@ def test_every_error_class_has_its_status_and_appends_nothing(server: ServerThre
         "unknown game": (lambda: client.create("chess", ["a", "b"]), grpc.StatusCode.INVALID_ARGUMENT),
         "bad config": (lambda: client.create("duel", ["a", "b", "c"]), grpc.StatusCode.INVALID_ARGUMENT),
         "bad config json": (
-            lambda: client.stub.CreateMatch(pb.CreateMatchRequest(game="duel", players=["a", "b"], config_json="{x")),
+            lambda: client.stub.CreateMatch(
+                pb.CreateMatchRequest(game="duel", players=["a", "b"], config_json="{x"),
+                metadata=[("authorization", f"Bearer {server.admin_token}")],
+            ),
             grpc.StatusCode.INVALID_ARGUMENT,
         ),
-        "taken seat": (lambda: client.join(match_id, "ann"), grpc.StatusCode.PERMISSION_DENIED),
+        "no authorization header": (
+            lambda: client.stub.GetState(pb.GetStateRequest(match_id=match_id)),
+            grpc.StatusCode.UNAUTHENTICATED,
+        ),
+        "taken seat without reissue": (lambda: client.join(match_id, "ann"), grpc.StatusCode.FAILED_PRECONDITION),
+        "a player's token fills a seat": (lambda: client.join(match_id, "bob", ann), grpc.StatusCode.PERMISSION_DENIED),
         "not a seat": (lambda: client.join(match_id, "eve"), grpc.StatusCode.INVALID_ARGUMENT),
         "player ends phase": (lambda: client.force_phase_end(match_id, ann), grpc.StatusCode.PERMISSION_DENIED),
     }
@@ -110,7 +117,7 @@ def test_a_malformed_protobuf_is_invalid_argument_not_internal(server: ServerThr
 
 
 def test_a_token_of_another_match_is_permission_denied(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     first, _, ann, _ = seat_duel(client, seed=11)
     second, _, _, _ = seat_duel(client, seed=11)
     code, _ = code_of(lambda: client.submit(second, ann, text="pick 1"))
@@ -118,7 +125,7 @@ def test_a_token_of_another_match_is_permission_denied(server: ServerThread) -> 
 
 
 def test_sealed_picks_stay_hidden_in_views_history_and_streams(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     for token in (bob, None):
@@ -138,7 +145,7 @@ def test_sealed_picks_stay_hidden_in_views_history_and_streams(server: ServerThr
 
 
 def test_subscribe_streams_live_updates_and_resumes_from_a_version(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=11)
     stream = client.subscribe(match_id, ann)
     seen = [next(stream).event.version for _ in range(4)]  # created, opened, 2 joins
@@ -165,7 +172,7 @@ def test_subscribe_streams_live_updates_and_resumes_from_a_version(server: Serve
 def test_a_restart_keeps_every_accepted_command(tmp_path: Path) -> None:
     clock = ManualClock()
     first = make_server(tmp_path, clock)
-    client = MatchClient(first.address)
+    client = first.client()
     match_id, host, ann, bob = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     client.submit(match_id, bob, text="pick 1")
@@ -173,7 +180,7 @@ def test_a_restart_keeps_every_accepted_command(tmp_path: Path) -> None:
     before = client.state(match_id, host)
     first.stop()
     second = make_server(tmp_path, clock)
-    again = MatchClient(second.address)
+    again = second.client()
     after = again.state(match_id, host)
     assert (after.version, after.view, after.status.phase) == (before.version, before.view, before.status.phase)
     code, _ = code_of(lambda: again.submit(match_id, ann, text="pick 1"))
@@ -187,13 +194,13 @@ def test_a_restart_keeps_every_accepted_command(tmp_path: Path) -> None:
 def test_a_deadline_that_passed_while_the_server_was_down_applies_at_start(tmp_path: Path) -> None:
     clock = ManualClock()
     first = make_server(tmp_path, clock)
-    client = MatchClient(first.address)
+    client = first.client()
     match_id, host, ann, _ = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     first.stop()
     clock.advance(61)  # round 1's deadline passes while nothing runs
     second = make_server(tmp_path, clock)
-    again = MatchClient(second.address)
+    again = second.client()
     deadline = time.time() + 5
     while again.state(match_id, host).status.phase != "round 2" and time.time() < deadline:
         time.sleep(0.02)
@@ -205,7 +212,7 @@ def test_a_deadline_that_passed_while_the_server_was_down_applies_at_start(tmp_p
 
 
 def test_two_concurrent_submissions_on_one_version_land_once(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=11)
     version = client.state(match_id, host).version
     outcomes: list[str] = []
@@ -227,7 +234,7 @@ def test_two_concurrent_submissions_on_one_version_land_once(server: ServerThrea
 
 
 def test_the_host_can_end_a_phase_and_defaults_apply(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, _ = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 2")
     reply = client.force_phase_end(match_id, host, "bob is away")
@@ -238,16 +245,16 @@ def test_the_host_can_end_a_phase_and_defaults_apply(server: ServerThread) -> No
 
 
 def test_the_host_reissues_a_seat_token_and_the_old_one_stops_working(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, _ = seat_duel(client, seed=11)
-    fresh = client.join(match_id, "ann", host)
+    fresh = client.join(match_id, "ann", host, reissue=True)
     code, details = code_of(lambda: client.submit(match_id, ann, text="pick 1"))
     assert code == grpc.StatusCode.UNAUTHENTICATED and "replaced" in details
     client.submit(match_id, fresh, text="pick 1")
 
 
 def test_results_are_sent_only_once_the_match_is_over(server: ServerThread) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=11)
     client.submit(match_id, ann, text="pick 3")
     assert client.state(match_id, bob).results == {}

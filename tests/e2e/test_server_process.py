@@ -42,7 +42,8 @@ def test_the_server_process_serves_health_and_reflection_and_survives_kill_9(tmp
         replies = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(iter([request]))
         assert "matchserver.v1.MatchService" in {s.name for r in replies for s in r.list_services_response.service}
         assert (tmp_path / "var" / "admin.token").exists() and (tmp_path / "var" / "matches.db").exists()
-        client = MatchClient(address)
+        admin = (tmp_path / "var" / "admin.token").read_text().strip()
+        client = MatchClient(address, host_credential=admin)
         created = client.create("mining", ["a", "b", "c", "d", "e"], seed=4)
         token = client.join(created.match_id, "a")
         client.submit(created.match_id, token, text="start b 1; start c 2; start p 3; start s 4; start t 5")

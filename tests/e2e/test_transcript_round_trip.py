@@ -11,7 +11,6 @@ import pytest
 
 from clients import cli
 from clients.bots import Bot, bot_names, get_bot
-from clients.client import MatchClient
 from clients.play import BotSeat, play
 from engine.registry import get_game
 from engine.transcript import script_header, simulate
@@ -39,7 +38,7 @@ def slow_and_forgetful(bot: Bot, clock: ManualClock, rng: random.Random, forgets
 def test_a_server_match_written_as_a_transcript_replays_to_the_same_results(
     game: str, server: ServerThread, clock: ManualClock, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    client = MatchClient(server.address)
+    client = server.client()
     created = client.create(game, SEATS[game], seed=12)
     rng = random.Random(4)
     names = bot_names(game)

@@ -6,7 +6,6 @@ import json
 import time
 from pathlib import Path
 
-from clients.client import MatchClient
 from server.app import Settings
 from server.clock import ManualClock
 from tests.conftest import postgres_url
@@ -23,14 +22,14 @@ def start(tmp_path: Path, store: str, clock: ManualClock) -> ServerThread:
 def test_a_match_on_postgres_survives_a_restart(tmp_path: Path) -> None:
     url, clock = postgres_url(), ManualClock()
     first = start(tmp_path, url, clock)
-    client = MatchClient(first.address)
+    client = first.client()
     created = client.create("duel", ["ann", "bob"], seed=2)
     ann = client.join(created.match_id, "ann")
     client.submit(created.match_id, ann, text="pick 2")
     version = client.state(created.match_id, created.host_token).version
     first.stop()
     second = start(tmp_path, url, clock)
-    state = MatchClient(second.address).state(created.match_id, created.host_token)
+    state = second.client().state(created.match_id, created.host_token)
     assert state.version == version and state.view["my_picks"] == {"ann": 2}
     second.stop()
 
@@ -38,19 +37,19 @@ def test_a_match_on_postgres_survives_a_restart(tmp_path: Path) -> None:
 def test_two_server_processes_append_exactly_one_timeout_per_phase(tmp_path: Path) -> None:
     url, clock = postgres_url(), ManualClock()
     one = start(tmp_path, url, clock)
-    created = MatchClient(one.address).create("duel", ["ann", "bob"], seed=5)
+    created = one.client().create("duel", ["ann", "bob"], seed=5)
     two = start(tmp_path, url, clock)  # loads the match from the shared store
     clock.advance(61)  # both tickers see round 1's deadline pass
     deadline = time.time() + 10
     host = created.host_token
     while time.time() < deadline:
-        if MatchClient(one.address).state(created.match_id, host).status.phase == "round 2":
+        if one.client().state(created.match_id, host).status.phase == "round 2":
             break
         time.sleep(0.05)
     time.sleep(0.3)  # let the slower ticker try too
     one.stop()
     three = start(tmp_path, url, clock)  # a fresh reader of the store: what landed?
-    records = [json.loads(e.json) for e in MatchClient(three.address).history(created.match_id, host)]
+    records = [json.loads(e.json) for e in three.client().history(created.match_id, host)]
     timeouts = [r for r in records if r.get("cause", {}).get("timeout")]
     assert len(timeouts) == 1
     assert sum(1 for r in records if r.get("event", {}).get("type") == "Resolved") == 1
@@ -62,7 +61,7 @@ def test_two_processes_on_one_store_see_each_others_matches_and_submissions(tmp_
     url, clock = postgres_url(), ManualClock()
     one = start(tmp_path, url, clock)
     two = start(tmp_path, url, clock)
-    first, second = MatchClient(one.address), MatchClient(two.address)
+    first, second = one.client(), two.client()
     created = first.create("duel", ["ann", "bob"], seed=8)
     ann = first.join(created.match_id, "ann")
     bob = second.join(created.match_id, "bob")  # process two finds the match process one created

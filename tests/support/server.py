@@ -7,6 +7,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from clients.client import MatchClient
 from server.app import Running, Settings, start_server
 
 T = TypeVar("T")
@@ -39,3 +40,14 @@ class ServerThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+
+    @property
+    def admin_token(self) -> str:
+        assert self.running is not None
+        token = self.running.matches.admin_token
+        assert token is not None
+        return token
+
+    def client(self, timeout: float = 30.0) -> MatchClient:
+        """A client that creates matches and fills seats with the server's admin token."""
+        return MatchClient(self.address, timeout=timeout, host_credential=self.admin_token)
