@@ -47,12 +47,20 @@ class MatchClient:
         return [("authorization", f"Bearer {token}")] if token else []
 
     def create(
-        self, game: str, players: list[str], seed: int | None = None, config: dict[str, Any] | None = None
+        self,
+        game: str,
+        players: list[str],
+        seed: int | None = None,
+        config: dict[str, Any] | None = None,
+        token: str | None = None,
     ) -> pb.CreateMatchResponse:
+        """token: the server's admin token or a host key, sent as authorization metadata."""
         request = pb.CreateMatchRequest(game=game, players=players, config_json=json.dumps(config or {}))
         if seed is not None:
             request.seed = seed
-        response: pb.CreateMatchResponse = self.stub.CreateMatch(request, timeout=self.timeout)
+        response: pb.CreateMatchResponse = self.stub.CreateMatch(
+            request, metadata=self._auth(token), timeout=self.timeout
+        )
         return response
 
     def join(self, match_id: str, player: str, token: str | None = None) -> str:
