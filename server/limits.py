@@ -54,6 +54,7 @@ class Limits:
     max_extend_seconds: float = WEEK
     max_error_detail_chars: int = 256
     max_reason_chars: int = 1024
+    max_request_id_chars: int = 128
 
 
 def request_size(size: int, limits: Limits) -> str | None:
@@ -80,6 +81,14 @@ def check_command_text(text: str, limits: Limits) -> None:
 def check_reason(reason: str, limits: Limits, field: str = "reason") -> None:
     if len(reason) > limits.max_reason_chars:
         raise BadRequest(f"{field} is {len(reason)} characters, over max_reason_chars ({limits.max_reason_chars})")
+
+
+def check_request_id(request_id: str, limits: Limits) -> None:
+    """For whoever stores request ids (idempotent retries): a client's key, not a payload."""
+    if len(request_id) > limits.max_request_id_chars:
+        raise BadRequest(
+            f"request_id is {len(request_id)} characters, over max_request_id_chars ({limits.max_request_id_chars})"
+        )
 
 
 def check_seat_name(name: str, limits: Limits, field: str = "player") -> None:
@@ -131,7 +140,8 @@ def parse_config_json(text: str, limits: Limits, field: str = "config_json") -> 
         raise BadRequest(f"{field} is {size} bytes, over max_config_bytes ({limits.max_config_bytes})")
     if not text.strip():
         return {}
-    depth = _nesting_depth(text)
+    brackets = text.count("[") + text.count("{")
+    depth = _nesting_depth(text) if brackets > limits.max_config_depth else brackets
     if depth > limits.max_config_depth:
         raise BadRequest(f"{field} is nested {depth} deep, over max_config_depth ({limits.max_config_depth})")
     try:

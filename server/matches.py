@@ -104,6 +104,7 @@ class Matches:
             if self.refresh_every is not None and time.monotonic() - self._fresh.get(match_id, 0) >= self.refresh_every:
                 await self._catch_up(cached)
             return cached
+        read_at = time.monotonic()
         records = await self._io(self.store.read, match_id, 0)
         if not records:
             # A request for an unknown id leaves nothing behind (a lock taken for it is dropped), so
@@ -111,7 +112,7 @@ class Matches:
             self._locks.pop(match_id, None)
             self._changed.pop(match_id, None)
             raise NotFound(f"no match {match_id}")
-        self._fresh[match_id] = time.monotonic()
+        self._fresh[match_id] = read_at
         raced = self._cache.get(match_id)
         if raced is not None:  # another coroutine loaded it while we read: one copy per match
             return raced

@@ -13,6 +13,7 @@ from server.limits import (
     check_extend_seconds,
     check_game_config,
     check_reason,
+    check_request_id,
     check_seat_name,
     cut,
     parse_config_json,
@@ -155,6 +156,12 @@ def test_reason_edge() -> None:
     check_reason("r" * 1024, LIMITS)
     with pytest.raises(BadRequest, match=r"1025 characters, over max_reason_chars \(1024\)"):
         check_reason("r" * 1025, LIMITS)
+
+
+def test_request_id_edge() -> None:
+    check_request_id("k" * 128, LIMITS)
+    with pytest.raises(BadRequest, match=r"129 characters, over max_request_id_chars \(128\)"):
+        check_request_id("k" * 129, LIMITS)
 
 
 def test_error_details_are_cut() -> None:
