@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -28,6 +29,7 @@ from server.errors import (
     Unauthenticated,
 )
 from server.identities import HostKey
+from server.limits import Limits, check_command_text, check_reason, check_seat_name, cut, request_size
 from server.live import LiveMatch
 from server.matches import Accepted, Matches
 from server.paging import PageRequest
@@ -60,19 +62,25 @@ def status_code_for(exc: Exception) -> grpc.StatusCode | None:
     return FALLBACK if isinstance(exc, GameError) else None
 
 
+DEFAULT_LIMITS = Limits()
+
+
 class MalformedRequest:
-    """Stands for request bytes that did not parse; the handler answers INVALID_ARGUMENT."""
+    """Stands for request bytes that were refused unparsed; the handler answers INVALID_ARGUMENT."""
 
     def __init__(self, error: str) -> None:
         self.error = error
 
 
-def _safe_deserializer(message_class: type[Message]) -> Callable[[bytes], Any]:
+def _safe_deserializer(message_class: type[Message], limits: Limits = DEFAULT_LIMITS) -> Callable[[bytes], Any]:
     def deserialize(data: bytes) -> Any:
+        too_big = request_size(len(data), limits)  # checked before parsing: a huge request costs no parse
+        if too_big is not None:
+            return MalformedRequest(too_big)
         try:
             return message_class.FromString(data)
         except (DecodeError, RuntimeWarning, ValueError) as exc:
-            return MalformedRequest(str(exc) or "it does not parse")
+            return MalformedRequest(f"malformed protobuf request: {exc or 'it does not parse'}")
 
     return deserialize
 
@@ -101,22 +109,22 @@ def _page(request: Any) -> PageRequest:
     return PageRequest(request.page_size, request.page_token)
 
 
-async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext) -> None:
+async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext, limits: Limits = DEFAULT_LIMITS) -> None:
     code = status_code_for(exc)
     if code is None:
         raise exc
-    await context.abort(code, str(exc))
+    await context.abort(code, cut(str(exc), limits))  # cut: a message may quote the caller's input
 
 
 def _unary(method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]) -> Any:
     @functools.wraps(method)
     async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if isinstance(request, MalformedRequest):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed protobuf request: {request.error}")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
             return await method(self, request, context)
         except Exception as exc:  # mapped by the table; anything else propagates as a server bug
-            await _abort_for(exc, context)
+            await _abort_for(exc, context, self.limits)
 
     return handler
 
@@ -124,6 +132,7 @@ def _unary(method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]
 class MatchService:
     def __init__(self, matches: Matches) -> None:
         self.matches = matches
+        self.limits = matches.limits
 
     @_unary
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
@@ -145,6 +154,7 @@ class MatchService:
     @_unary
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         match_id = Matches.parse_id(request.match_id)
+        check_seat_name(request.player, self.limits)
         token, version = await self.matches.join(
             match_id, request.player, _token(context), request.invitation, request.reissue
         )
@@ -183,6 +193,8 @@ class MatchService:
     @_unary
     async def Submit(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
         match_id = Matches.parse_id(request.match_id)
+        if request.player:
+            check_seat_name(request.player, self.limits)
         which = request.WhichOneof("command")
         if which is None:
             raise BadRequest("a submission needs a command: text or typed")
@@ -190,6 +202,7 @@ class MatchService:
         command: Any = None
         if which == "text":
             text = request.text
+            check_command_text(text, self.limits)
             if not text.strip():
                 raise MalformedCommand("the text command is empty")
         else:
@@ -202,12 +215,16 @@ class MatchService:
     @_unary
     async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.ForcePhaseEndResponse:
         match_id = Matches.parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
         accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason)
         return _write_response(pb.ForcePhaseEndResponse, accepted)
 
     @_unary
     async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
         match_id = Matches.parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
+        if not math.isfinite(request.seconds):
+            raise BadRequest(f"seconds is {request.seconds}: every number must be finite")
         accepted = await self.matches.host_action(
             match_id, _token(context), request.action, request.reason, request.seconds
         )
@@ -216,12 +233,14 @@ class MatchService:
     @_unary
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
         match_id = Matches.parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
         accepted = await self.matches.rollback(match_id, _token(context), request.to_version, request.reason)
         return _write_response(pb.RollbackResponse, accepted)
 
     @_unary
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
         match_id = Matches.parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
         live, host_token = await self.matches.fork(match_id, _token(context), request.at_version, request.reason)
         return pb.ForkResponse(match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed)
 
@@ -292,14 +311,14 @@ class MatchService:
 
     async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SubscribeResponse]:
         if isinstance(request, MalformedRequest):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed protobuf request: {request.error}")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
             match_id = Matches.parse_id(request.match_id)
             live, viewer, _ = await self.matches.state(match_id, _token(context), None)
             if request.from_version < 0:
                 raise BadRequest("from_version must be 0 or more")
         except Exception as exc:
-            await _abort_for(exc, context)
+            await _abort_for(exc, context, self.limits)
             return
         sent = min(request.from_version, live.version)
         while True:
@@ -356,7 +375,7 @@ def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
         make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
         handlers[method.name] = make(
             behaviour,
-            request_deserializer=_safe_deserializer(request_class),
+            request_deserializer=_safe_deserializer(request_class, service.limits),
             response_serializer=response_class.SerializeToString,
         )
     return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)

@@ -17,6 +17,7 @@ from matchserver.v1 import matchserver_pb2 as pb
 from server import ticker
 from server.api import MatchService, service_handler
 from server.clock import Clock
+from server.limits import Limits
 from server.matches import HostQuotas, Matches
 from server.store import EventStore
 
@@ -35,6 +36,7 @@ class Settings:
     refresh_every: float | None = None
     clock: Clock | None = field(default=None, repr=False)
     quotas: HostQuotas = field(default_factory=HostQuotas)
+    limits: Limits = field(default_factory=Limits)  # size and value limits on requests (server/limits.py)
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -81,7 +83,14 @@ async def start_server(settings: Settings) -> Running:
     shared = settings.store_url().startswith("postgres:")
     refresh = settings.refresh_every if settings.refresh_every is not None else (0.5 if shared else None)
     clock = settings.clock or Clock(settings.time_scale)
-    matches = Matches(store, clock, admin_token(settings.var_dir), refresh_every=refresh, quotas=settings.quotas)
+    matches = Matches(
+        store,
+        clock,
+        admin_token(settings.var_dir),
+        refresh_every=refresh,
+        quotas=settings.quotas,
+        limits=settings.limits,
+    )
     await matches.start()
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))

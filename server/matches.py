@@ -37,6 +37,7 @@ from server.errors import (
     Unauthenticated,
 )
 from server.identities import IDENTITIES_STREAM, HostKey, Identities, new_key
+from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
 from server.records import Record, chain, token_hash
@@ -80,7 +81,9 @@ class Matches:
         cache_size: int = 1024,
         refresh_every: float | None = None,
         quotas: HostQuotas = HostQuotas(),
+        limits: Limits | None = None,
     ):
+        self.limits = limits or Limits()
         # refresh_every: when other processes write to the same store, how stale a cached match may get
         # before a read catches up from the store (None: this process is the only writer).
         self.refresh_every = refresh_every
@@ -141,10 +144,15 @@ class Matches:
             if self.refresh_every is not None and time.monotonic() - self._fresh.get(match_id, 0) >= self.refresh_every:
                 await self._catch_up(cached)
             return cached
-        self._fresh[match_id] = time.monotonic()
+        read_at = time.monotonic()
         records = await self._io(self.store.read, match_id, 0)
         if not records:
+            # A request for an unknown id leaves nothing behind (a lock taken for it is dropped), so
+            # random ids cannot grow this process's memory.
+            self._locks.pop(match_id, None)
+            self._changed.pop(match_id, None)
             raise NotFound(f"no match {match_id}")
+        self._fresh[match_id] = read_at
         raced = self._cache.get(match_id)
         if raced is not None:  # another coroutine loaded it while we read: one copy per match
             return raced
@@ -287,13 +295,15 @@ class Matches:
         creator = self.creator(token)
         self._check_quota(creator)
         game = get_game(game_name)
-        players = [player.strip() for player in players]
-        if not players or any(not player for player in players) or len(set(players)) != len(players):
+        check_seat_names(players, self.limits)
+        players = list(players)
+        if not players or len(set(players)) != len(players):
             raise InvalidConfig("players must be distinct, non-empty names")
-        overrides = _json_object(overrides_json, "config_json")
+        overrides = parse_config_json(overrides_json, self.limits)
         config = game.default_config(players)
         config.update(overrides)
         config["players"] = list(players)
+        check_game_config(game.name, config, self.limits)
         seed = secrets.randbelow(2**53) if seed is None else seed
         host_token = secrets.token_urlsafe(24)
         invitations = {player: secrets.token_urlsafe(24) for player in players}
@@ -539,6 +549,7 @@ class Matches:
                 if not reason.strip():
                     raise BadRequest("settle needs the decision, as the reason")
             elif action == "extend":
+                check_extend_seconds(seconds, self.limits)
                 if seconds <= 0:
                     raise BadRequest("extend the deadline by a positive number of seconds")
                 record["seconds"] = seconds
@@ -685,15 +696,3 @@ def _game_records(events: Sequence[Event], why: Mapping[str, Any], at: float, st
             record["start"] = True
         records.append(record)
     return records
-
-
-def _json_object(text: str, name: str) -> dict[str, Json]:
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadRequest(f"{name} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise BadRequest(f"{name} must be a JSON object")
-    return value
