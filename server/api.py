@@ -18,9 +18,9 @@ from google.protobuf.message import DecodeError, Message
 from engine.errors import AlreadySubmitted, GameError, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
 from matchserver.v1 import matchserver_pb2 as pb
 from server import convert
-from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from server.errors import Aborted, BadRequest, DataLoss, NotFound, PermissionDenied, Unauthenticated
 from server.live import LiveMatch
-from server.matches import Accepted, Matches
+from server.matches import Accepted, Matches, receipt_at
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,9 @@ ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
     (Aborted, grpc.StatusCode.ABORTED),
+    (DataLoss, grpc.StatusCode.DATA_LOSS),
 ]
+MAX_RECEIPTS = 1000  # per Verify request: the latest receipts prove the most
 # Any other engine GameError (e.g. "the match is over" for a host action) is a precondition.
 FALLBACK = grpc.StatusCode.FAILED_PRECONDITION
 
@@ -104,14 +106,19 @@ class MatchService:
         seed = request.seed if request.HasField("seed") else None
         live, host_token = await self.matches.create(request.game, list(request.players), seed, request.config_json)
         return pb.CreateMatchResponse(
-            match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed
+            match_id=str(live.id),
+            host_token=host_token,
+            version=live.version,
+            seed=live.seed,
+            receipt=convert.receipt_message(receipt_at(live, live.version)),
         )
 
     @_unary
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         match_id = Matches.parse_id(request.match_id)
         token, version = await self.matches.join(match_id, request.player, _token(context))
-        return pb.JoinMatchResponse(player_token=token, version=version)
+        receipt = receipt_at(await self.matches.load(match_id), version)  # written records never change
+        return pb.JoinMatchResponse(player_token=token, version=version, receipt=convert.receipt_message(receipt))
 
     @_unary
     async def Submit(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
@@ -156,12 +163,21 @@ class MatchService:
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
         match_id = Matches.parse_id(request.match_id)
         live, host_token = await self.matches.fork(match_id, _token(context), request.at_version, request.reason)
-        return pb.ForkResponse(match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed)
+        return pb.ForkResponse(
+            match_id=str(live.id),
+            host_token=host_token,
+            version=live.version,
+            seed=live.seed,
+            receipt=convert.receipt_message(receipt_at(live, live.version)),
+        )
 
     @_unary
     async def Verify(self, request: pb.VerifyRequest, context: Any) -> pb.VerifyResponse:
         match_id = Matches.parse_id(request.match_id)
-        report = await self.matches.verify(match_id, _token(context))
+        if len(request.receipts) > MAX_RECEIPTS:
+            raise BadRequest(f"at most {MAX_RECEIPTS} receipts per request, not {len(request.receipts)}")
+        receipts = [convert.receipt_value(receipt) for receipt in request.receipts]
+        report = await self.matches.verify(match_id, _token(context), receipts)
         return pb.VerifyResponse(
             ok=report["ok"],
             checked_batches=report["checked"],
@@ -172,6 +188,8 @@ class MatchService:
             recomputed_json=report.get("recomputed_json", ""),
             recorded_rules_version=report["recorded_rules_version"],
             current_rules_version=report["current_rules_version"],
+            receipts_checked=report["receipts_checked"],
+            unkeyed_until=report["unkeyed_until"],
         )
 
     @_unary
@@ -271,6 +289,7 @@ def _write_response(kind: type[WriteResponse], accepted: Accepted, paused: bool 
         version=accepted.version,
         events=[convert.event_message(version, record) for version, record in accepted.records],
         status=convert.status_message(accepted.status, paused),
+        receipt=convert.receipt_message(accepted.receipt),
     )
 
 

@@ -14,7 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from matchserver.v1 import matchserver_pb2 as pb
-from server import ticker
+from server import chainkey, ticker
 from server.api import MatchService, service_handler
 from server.clock import Clock
 from server.matches import Matches
@@ -34,6 +34,8 @@ class Settings:
     # up from the store at most this often. None with SQLite or memory: one process owns the store.
     refresh_every: float | None = None
     clock: Clock | None = field(default=None, repr=False)
+    # The chain key file; required with PostgreSQL (every node the same), else VAR/chain.key is made.
+    chain_key_file: str = ""
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -76,11 +78,12 @@ class Running:
 
 async def start_server(settings: Settings) -> Running:
     """Start serving; returns the bound port (ask for port 0 in tests)."""
+    key = chainkey.for_store(settings.store_url(), settings.var_dir, settings.chain_key_file)
     store = EventStore(settings.store_url())
     shared = settings.store_url().startswith("postgres:")
     refresh = settings.refresh_every if settings.refresh_every is not None else (0.5 if shared else None)
     clock = settings.clock or Clock(settings.time_scale)
-    matches = Matches(store, clock, admin_token(settings.var_dir), refresh_every=refresh)
+    matches = Matches(store, clock, admin_token(settings.var_dir), refresh_every=refresh, chain_key=key)
     await matches.start()
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))

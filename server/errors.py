@@ -23,3 +23,11 @@ class Aborted(ServerError):
 
 class BadRequest(ServerError):
     """A request that is malformed regardless of the game (missing field, bad JSON)."""
+
+
+class DataLoss(ServerError):
+    """A stored record of a match cannot be read or applied: the match is quarantined (DATA_LOSS)."""
+
+
+class StartupRefused(ServerError):
+    """The server will not start on what it was given (an unreadable store file, a missing chain key)."""
