@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,10 +56,14 @@ class MatchClient:
         return response
 
     def join(self, match_id: str, player: str, token: str | None = None) -> str:
-        response = self.stub.JoinMatch(
+        return str(self.join_match(match_id, player, token).player_token)
+
+    def join_match(self, match_id: str, player: str, token: str | None = None) -> pb.JoinMatchResponse:
+        """The whole response of a join: the player's token, the version and the receipt."""
+        response: pb.JoinMatchResponse = self.stub.JoinMatch(
             pb.JoinMatchRequest(match_id=match_id, player=player), metadata=self._auth(token), timeout=self.timeout
         )
-        return str(response.player_token)
+        return response
 
     def submit(
         self,
@@ -137,8 +141,9 @@ class MatchClient:
         response: pb.ForkResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def verify(self, match_id: str, token: str | None) -> pb.VerifyResponse:
-        request = pb.VerifyRequest(match_id=match_id)
+    def verify(self, match_id: str, token: str | None, receipts: Iterable[pb.Receipt] = ()) -> pb.VerifyResponse:
+        """Verify the match; with receipts, also that the log still holds each receipted version unchanged."""
+        request = pb.VerifyRequest(match_id=match_id, receipts=list(receipts))
         response: pb.VerifyResponse = self.stub.Verify(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
