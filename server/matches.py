@@ -192,7 +192,8 @@ class Matches:
 
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
-            records = [{"kind": "chain_keyed", "key_id": self.chain_key.key_id, "at": self.now(live)}, *records]
+            at = records[0].get("at", self.now(live)) if records else self.now(live)  # as the write it opens
+            records = [{"kind": "chain_keyed", "key_id": self.chain_key.key_id, "at": at}, *records]
         stamped = chain(live.last_hash, records, self.chain_key)
         try:
             await self._writer.append(live.id, live.version, stamped)
