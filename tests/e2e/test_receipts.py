@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from clients import cli
@@ -132,3 +133,16 @@ def test_an_old_unkeyed_match_is_keyed_from_its_next_append(tmp_path: Path) -> N
         assert not client.state(match_id, host).status.paused
     finally:
         again.stop()
+
+
+def test_malformed_receipts_are_refused_with_invalid_argument(server: ServerThread) -> None:
+    client = MatchClient(server.address)
+    created = client.create("duel", ["ann", "bob"], seed=6)
+    for receipts, said in (
+        ([pb.Receipt(version=0, chain_head="ab", key_id="k1-x")], "version must be 1 or more"),
+        ([pb.Receipt(version=1, key_id="k1-x")], "no chain_head"),
+        ([created.receipt] * 1001, "at most 1000 receipts"),
+    ):
+        with pytest.raises(grpc.RpcError) as caught:
+            client.verify(created.match_id, created.host_token, receipts)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and said in str(caught.value.details())

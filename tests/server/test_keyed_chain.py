@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,3 +132,17 @@ def test_postgres_needs_a_key_file_and_every_node_given_it_shares_the_key(tmp_pa
     (tmp_path / "short.key").write_text("abc")
     with pytest.raises(StartupRefused, match="fewer than"):
         chainkey.for_store("sqlite:x.db", str(tmp_path), str(tmp_path / "short.key"))
+
+
+def test_a_postgres_server_without_a_key_file_does_not_start(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MATCHSERVER_")}
+    store = "postgres:host=127.0.0.1 port=1 dbname=never-reached"  # refused before any connection
+    done = subprocess.run(
+        [sys.executable, "-m", "server.main", "--address", "127.0.0.1:0", "--var", str(tmp_path), "--store", store],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--chain-key-file" in done.stderr
+    assert not (tmp_path / chainkey.FILE_NAME).exists()
