@@ -111,8 +111,8 @@ class Matches:
         for match_id in new:
             try:
                 await self.load(match_id)
-            except DataLoss as exc:  # that match only: the server starts and serves the others
-                log.error("%s", exc)
+            except DataLoss:  # that match only (logged when set aside): the server serves the others
+                continue
         return new
 
     async def close(self) -> None:
