@@ -1,7 +1,8 @@
 """`matchctl`: the host and player command line for matchserver.
 
 Every command that talks to a server takes --server (default 127.0.0.1:50051). Tokens it is given or
-creates are kept in a local credentials file and used by default.
+creates are kept in a local credentials file and used by default, with the receipt of every write it
+makes (`matchctl verify MATCH --receipts` sends them: see docs/AUDIT.md).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from clients.bots import bot_names, get_bot
 from clients.client import MatchClient
 from clients.credentials import Credentials
 from clients.play import BotSeat, play
+from matchserver.v1 import matchserver_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_SEATS = {"last-gathering": 4, "cookoff": 2, "mining": 5}
@@ -49,6 +51,11 @@ def _token(args: argparse.Namespace, creds: Credentials, match_id: str) -> str |
     return creds.host(args.server, match_id) or creds.admin(args.server, args.var)
 
 
+def _keep(args: argparse.Namespace, creds: Credentials, match_id: str, receipt: pb.Receipt) -> None:
+    """Keep the receipt of a write, to prove later that the server's log still holds it."""
+    creds.add_receipt(args.server, match_id, receipt.version, receipt.chain_head, receipt.key_id)
+
+
 def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, sort_keys=True))
 
@@ -59,13 +66,14 @@ def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials
     for seat in reply.invitations:
         creds.set_invitation(args.server, reply.match_id, seat.player, seat.invitation)
         print(f"invitation for {seat.player}: {seat.invitation}", file=sys.stderr)
+    _keep(args, creds, reply.match_id, reply.receipt)
     print(reply.match_id)
     return 0
 
 
 def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     if args.invitation:
-        token = client.join(args.match, args.player, invitation=args.invitation)
+        reply = client.join_match(args.match, args.player, invitation=args.invitation)
     else:
         host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
         if host is None:
@@ -75,8 +83,9 @@ def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
             if answer.strip().lower() not in ("y", "yes"):
                 print("nothing changed")
                 return 1
-        token = client.join(args.match, args.player, host, reissue=args.reissue)
-    creds.set_player(args.server, args.match, args.player, token)
+        reply = client.join_match(args.match, args.player, host, reissue=args.reissue)
+    creds.set_player(args.server, args.match, args.player, reply.player_token)
+    _keep(args, creds, args.match, reply.receipt)
     print(f"joined {args.match} as {args.player}; token saved in {creds.path}")
     return 0
 
@@ -114,6 +123,7 @@ def cmd_submit(args: argparse.Namespace, client: MatchClient, creds: Credentials
     if token is None:
         raise SystemExit("submit needs --as PLAYER (a joined player)")
     reply = client.submit(args.match, token, text=" ".join(args.text), player=args.as_ or "")
+    _keep(args, creds, args.match, reply.receipt)
     print(f"accepted at version {reply.version}; phase: {reply.status.phase}")
     return 0
 
@@ -170,6 +180,7 @@ def cmd_end_phase(args: argparse.Namespace, client: MatchClient, creds: Credenti
     if token is None:
         raise SystemExit("ending a phase needs the host's token")
     reply = client.force_phase_end(args.match, token, args.reason)
+    _keep(args, creds, args.match, reply.receipt)
     print(f"phase ended at version {reply.version}; now: {reply.status.phase}")
     return 0
 
@@ -183,11 +194,14 @@ def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credenti
     created = client.create(args.game, players, args.seed, _config(args.config))
     creds.set_host(args.server, created.match_id, created.host_token)
     invitations = {seat.player: seat.invitation for seat in created.invitations}
+    _keep(args, creds, created.match_id, created.receipt)
     rng = random.Random(args.seed)
     seats = {}
     for index, player in enumerate(players):
-        token = client.join(created.match_id, player, invitation=invitations[player])
+        joined = client.join_match(created.match_id, player, invitation=invitations[player])
+        token = joined.player_token
         creds.set_player(args.server, created.match_id, player, token)
+        _keep(args, creds, created.match_id, joined.receipt)
         bot_name = chosen[index % len(chosen)]
         seats[player] = BotSeat(player, token, get_bot(args.game, bot_name), random.Random(rng.random()))
         print(f"{player}: {bot_name}", file=sys.stderr)
@@ -266,15 +280,24 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
     failures = 0
     for index, match_id in enumerate(ids, start=1):
         token = _token(args, creds, match_id)
-        report = client.verify(match_id, token)
+        kept = [pb.Receipt(**receipt) for receipt in creds.receipts(args.server, match_id)] if args.receipts else []
+        report = client.verify(match_id, token, kept)
         prefix = f"[{index}/{len(ids)}] {match_id}"
         if report.ok:
-            print(f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records)", flush=True)
+            held = f", {report.receipts_checked} receipts held" if args.receipts else ""
+            unkeyed = f"; unkeyed up to v{report.unkeyed_until}" if report.unkeyed_until else ""
+            print(
+                f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records{held}){unkeyed}",
+                flush=True,
+            )
+            if args.receipts and not kept:
+                print(f"    no receipts kept for this match in {creds.path}: only the chain was checked")
             continue
         failures += 1
         print(f"{prefix}: DIFFERS at version {report.first_bad_version}: {report.problem}")
         print(f"    rules version recorded {report.recorded_rules_version}, now {report.current_rules_version}")
-        print(f"    recorded:   {report.recorded_json}")
+        if report.recorded_json:
+            print(f"    recorded:   {report.recorded_json}")
         if report.recomputed_json:
             print(f"    recomputed: {report.recomputed_json}")
     return 0 if failures == 0 else 1
@@ -285,6 +308,7 @@ def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Creden
     if token is None:
         raise SystemExit(f"{args.command} needs the host's token")
     reply = client.host_action(args.match, token, args.command, args.reason, getattr(args, "seconds", 0.0))
+    _keep(args, creds, args.match, reply.receipt)
     print(f"{args.command}: recorded as version {reply.version}; phase: {reply.status.phase}")
     return 0
 
@@ -339,6 +363,7 @@ def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentia
     if token is None:
         raise SystemExit("a rollback needs the host's token")
     reply = client.rollback(args.match, token, args.to, args.reason)
+    _keep(args, creds, args.match, reply.receipt)
     print(f"rolled back to version {args.to} (recorded as version {reply.version}); now: {reply.status.phase}")
     return 0
 
@@ -349,6 +374,7 @@ def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
         raise SystemExit("a fork needs the host's token")
     reply = client.fork(args.match, token, args.at, args.reason)
     creds.set_host(args.server, reply.match_id, reply.host_token)
+    _keep(args, creds, reply.match_id, reply.receipt)
     print(reply.match_id)
     return 0
 
@@ -410,6 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="re-run every recorded command with the current engine")
     p.add_argument("match", nargs="?")
     p.add_argument("--all", action="store_true", help="every match on the server (admin token)")
+    p.add_argument(
+        "--receipts", action="store_true", help="also prove the log still holds every write receipt kept here"
+    )
     p.add_argument("--as", dest="as_", default="host")
     p.add_argument("--token")
     p = with_match("rollback", "host: retract everything after a version (kept in the log)")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,10 +78,16 @@ class MatchClient:
         self, match_id: str, player: str, token: str | None = None, invitation: str = "", reissue: bool = False
     ) -> str:
         """Claim a seat with its invitation, or fill it as host/admin (`token`, default host_credential)."""
+        return str(self.join_match(match_id, player, token, invitation, reissue).player_token)
+
+    def join_match(
+        self, match_id: str, player: str, token: str | None = None, invitation: str = "", reissue: bool = False
+    ) -> pb.JoinMatchResponse:
+        """The whole response of a join: the player's token, the version and the receipt."""
         request = pb.JoinMatchRequest(match_id=match_id, player=player, invitation=invitation, reissue=reissue)
         metadata = self._auth(token) if invitation else self._host_auth(token)
-        response = self.stub.JoinMatch(request, metadata=metadata, timeout=self.timeout)
-        return str(response.player_token)
+        response: pb.JoinMatchResponse = self.stub.JoinMatch(request, metadata=metadata, timeout=self.timeout)
+        return response
 
     def invite(self, match_id: str, player: str, token: str | None = None) -> str:
         request = pb.InviteSeatRequest(match_id=match_id, player=player)
@@ -186,8 +192,9 @@ class MatchClient:
         response: pb.ForkResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def verify(self, match_id: str, token: str | None) -> pb.VerifyResponse:
-        request = pb.VerifyRequest(match_id=match_id)
+    def verify(self, match_id: str, token: str | None, receipts: Iterable[pb.Receipt] = ()) -> pb.VerifyResponse:
+        """Verify the match; with receipts, also that the log still holds each receipted version unchanged."""
+        request = pb.VerifyRequest(match_id=match_id, receipts=list(receipts))
         response: pb.VerifyResponse = self.stub.Verify(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 

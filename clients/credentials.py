@@ -2,6 +2,8 @@
 
 Default `~/.config/matchctl/credentials.json` (or $MATCHCTL_CREDENTIALS), readable by its owner only.
 The server's admin token is also read from the server's `var/admin.token` when it is on this machine.
+It also keeps the receipts of the writes it made (per server and match): `matchctl verify MATCH
+--receipts` sends them, and the server proves its log still holds each one unchanged.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+RECEIPTS_KEPT = 50  # per match: the latest prove the most (a receipt binds every record before it)
 
 
 def default_path() -> Path:
@@ -80,3 +84,16 @@ class Credentials:
 
     def invitations(self, server: str, match_id: str) -> dict[str, str]:
         return dict(self._match(server, match_id).get("invitations", {}))
+
+    def add_receipt(self, server: str, match_id: str, version: int, chain_head: str, key_id: str) -> None:
+        """Keep the receipt of a write (the latest RECEIPTS_KEPT per match, one per version)."""
+        if not chain_head:  # a server of an older release gives none
+            return
+        entry = self._match(server, match_id)
+        kept = [r for r in entry.get("receipts", []) if r["version"] != version]
+        kept.append({"version": version, "chain_head": chain_head, "key_id": key_id})
+        entry["receipts"] = sorted(kept, key=lambda r: int(r["version"]))[-RECEIPTS_KEPT:]
+        self.save()
+
+    def receipts(self, server: str, match_id: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._match(server, match_id).get("receipts", [])]

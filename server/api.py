@@ -22,6 +22,7 @@ from server import convert
 from server.errors import (
     Aborted,
     BadRequest,
+    DataLoss,
     FailedPrecondition,
     NotFound,
     PermissionDenied,
@@ -31,7 +32,7 @@ from server.errors import (
 from server.identities import HostKey
 from server.limits import Limits, check_command_text, check_reason, check_seat_name, cut, request_size
 from server.live import LiveMatch
-from server.matches import Accepted, Matches
+from server.matches import Accepted, Matches, receipt_at
 from server.paging import PageRequest
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,9 @@ ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
     (Aborted, grpc.StatusCode.ABORTED),
     (FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
     (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (DataLoss, grpc.StatusCode.DATA_LOSS),
 ]
+MAX_RECEIPTS = 1000  # per Verify request: the latest receipts prove the most
 # Any other engine GameError (e.g. "the match is over" for a host action) is a precondition.
 FALLBACK = grpc.StatusCode.FAILED_PRECONDITION
 
@@ -149,6 +152,7 @@ class MatchService:
             version=live.version,
             seed=live.seed,
             invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
+            receipt=convert.receipt_message(receipt_at(live, live.version)),
         )
 
     @_unary
@@ -158,7 +162,8 @@ class MatchService:
         token, version = await self.matches.join(
             match_id, request.player, _token(context), request.invitation, request.reissue
         )
-        return pb.JoinMatchResponse(player_token=token, version=version)
+        receipt = receipt_at(await self.matches.load(match_id), version)  # written records never change
+        return pb.JoinMatchResponse(player_token=token, version=version, receipt=convert.receipt_message(receipt))
 
     @_unary
     async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
@@ -242,12 +247,21 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
         live, host_token = await self.matches.fork(match_id, _token(context), request.at_version, request.reason)
-        return pb.ForkResponse(match_id=str(live.id), host_token=host_token, version=live.version, seed=live.seed)
+        return pb.ForkResponse(
+            match_id=str(live.id),
+            host_token=host_token,
+            version=live.version,
+            seed=live.seed,
+            receipt=convert.receipt_message(receipt_at(live, live.version)),
+        )
 
     @_unary
     async def Verify(self, request: pb.VerifyRequest, context: Any) -> pb.VerifyResponse:
         match_id = Matches.parse_id(request.match_id)
-        report = await self.matches.verify(match_id, _token(context))
+        if len(request.receipts) > MAX_RECEIPTS:
+            raise BadRequest(f"at most {MAX_RECEIPTS} receipts per request, not {len(request.receipts)}")
+        receipts = [convert.receipt_value(receipt) for receipt in request.receipts]
+        report = await self.matches.verify(match_id, _token(context), receipts)
         return pb.VerifyResponse(
             ok=report["ok"],
             checked_batches=report["checked"],
@@ -258,6 +272,8 @@ class MatchService:
             recomputed_json=report.get("recomputed_json", ""),
             recorded_rules_version=report["recorded_rules_version"],
             current_rules_version=report["current_rules_version"],
+            receipts_checked=report["receipts_checked"],
+            unkeyed_until=report["unkeyed_until"],
         )
 
     @_unary
@@ -359,6 +375,7 @@ def _write_response(kind: type[WriteResponse], accepted: Accepted, paused: bool 
         version=accepted.version,
         events=[convert.event_message(version, record) for version, record in accepted.records],
         status=convert.status_message(accepted.status, paused),
+        receipt=convert.receipt_message(accepted.receipt),
     )
 
 

@@ -14,7 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from matchserver.v1 import matchserver_pb2 as pb
-from server import ticker
+from server import chainkey, ticker
 from server.api import MatchService, service_handler
 from server.clock import Clock
 from server.limits import Limits
@@ -37,6 +37,8 @@ class Settings:
     clock: Clock | None = field(default=None, repr=False)
     quotas: HostQuotas = field(default_factory=HostQuotas)
     limits: Limits = field(default_factory=Limits)  # size and value limits on requests (server/limits.py)
+    # The chain key file; required with PostgreSQL (every node the same), else VAR/chain.key is made.
+    chain_key_file: str = ""
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -79,6 +81,7 @@ class Running:
 
 async def start_server(settings: Settings) -> Running:
     """Start serving; returns the bound port (ask for port 0 in tests)."""
+    key = chainkey.for_store(settings.store_url(), settings.var_dir, settings.chain_key_file)
     store = EventStore(settings.store_url())
     shared = settings.store_url().startswith("postgres:")
     refresh = settings.refresh_every if settings.refresh_every is not None else (0.5 if shared else None)
@@ -90,6 +93,7 @@ async def start_server(settings: Settings) -> Running:
         refresh_every=refresh,
         quotas=settings.quotas,
         limits=settings.limits,
+        chain_key=key,
     )
     await matches.start()
     server = grpc.aio.server()

@@ -5,31 +5,47 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import codec
 from engine import match as rules
 from engine.contract import Event, Viewer
 from server.live import LiveMatch
-from server.records import Record, first_broken_link
+from server.records import Receipt, Record, first_broken_link, receipt_problem, unkeyed_until
 
 
-def verify(match_id: uuid.UUID, records: list[Record], current_rules_version: str) -> dict[str, Any]:
-    """OK, or the first record that differs (a broken hash chain, or an event the current engine would
-    decide differently), with both versions side by side."""
+def verify(
+    match_id: uuid.UUID,
+    records: list[Record],
+    current_rules_version: str,
+    keys: Mapping[str, bytes] | None = None,
+    receipts: Sequence[Receipt] = (),
+) -> dict[str, Any]:
+    """OK, or the first problem: a broken hash chain (keyed records checked under `keys`), a receipt the
+    log no longer holds, or an event the current engine would decide differently (both side by side)."""
     report: dict[str, Any] = {
         "ok": True,
         "checked": 0,
         "version": len(records),
         "recorded_rules_version": str(records[0].get("rules_version", "")),
         "current_rules_version": current_rules_version,
+        "receipts_checked": 0,
+        "unkeyed_until": unkeyed_until(records),
     }
-    broken = first_broken_link(records)
+    broken = first_broken_link(records, keys)
     if broken is not None:
         report.update(ok=False, first_bad_version=broken[0], problem=f"hash chain broken: {broken[1]}")
         report["recorded_json"] = json.dumps(records[broken[0] - 1], sort_keys=True)
         return report
+    for receipt in sorted(receipts, key=lambda kept: kept.version):
+        problem = receipt_problem(records, receipt)
+        if problem is not None:
+            report.update(ok=False, first_bad_version=receipt.version, problem=problem)
+            if receipt.version <= len(records):
+                report["recorded_json"] = json.dumps(records[receipt.version - 1], sort_keys=True)
+            return report
+        report["receipts_checked"] += 1
     replay = LiveMatch.from_records(match_id, records)
     for before, events in replay.game_record_batches():
         why = records[before].get("cause", {})
@@ -61,6 +77,21 @@ def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Even
         return rules.submit(game, state, why["actor"], command, ctx)
     except Exception as exc:  # the current engine refuses what was once accepted: a difference
         return [{"type": "refused", "error": f"{type(exc).__name__}: {exc}"}]
+
+
+def unreadable(version: int, reason: str, prefix: LiveMatch | None) -> dict[str, Any]:
+    """The report for a quarantined match: the first stored record that cannot be read or applied."""
+    return {
+        "ok": False,
+        "checked": 0,
+        "version": prefix.version if prefix is not None else 0,
+        "first_bad_version": version,
+        "problem": f"the stored record cannot be read ({reason}): the match is quarantined (DATA_LOSS)",
+        "recorded_rules_version": str(prefix.header.get("rules_version", "")) if prefix is not None else "",
+        "current_rules_version": prefix.game.rules_version if prefix is not None else "",
+        "receipts_checked": 0,
+        "unkeyed_until": 0,
+    }
 
 
 def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:

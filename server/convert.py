@@ -14,7 +14,8 @@ from google.protobuf.message import Message
 from engine.contract import Game, Status
 from engine.errors import MalformedCommand
 from matchserver.v1 import matchserver_pb2 as pb
-from server.records import Record
+from server.errors import BadRequest
+from server.records import Receipt, Record
 
 # GameCommand's field for each game (the game's own proto package wraps its commands in `Command`).
 GAME_FIELDS = {"last-gathering": "last_gathering", "cookoff": "cookoff", "mining": "mining"}
@@ -119,3 +120,15 @@ def event_message(version: int, record: Record, retracted: bool = False) -> pb.E
         at=float(record.get("at") or 0.0),
         retracted=retracted,
     )
+
+
+def receipt_message(receipt: Receipt) -> pb.Receipt:
+    return pb.Receipt(version=receipt.version, chain_head=receipt.chain_head, key_id=receipt.key_id)
+
+
+def receipt_value(message: pb.Receipt) -> Receipt:
+    if message.version < 1:
+        raise BadRequest(f"a receipt's version must be 1 or more, not {message.version}")
+    if not message.chain_head:
+        raise BadRequest(f"the receipt for version {message.version} has no chain_head")
+    return Receipt(message.version, message.chain_head, message.key_id)

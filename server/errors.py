@@ -31,3 +31,11 @@ class FailedPrecondition(ServerError):
 
 class ResourceExhausted(ServerError):
     """A quota is used up (the message names the setting)."""
+
+
+class DataLoss(ServerError):
+    """A stored record of a match cannot be read or applied: the match is quarantined (DATA_LOSS)."""
+
+
+class StartupRefused(ServerError):
+    """The server will not start on what it was given (an unreadable store file, a missing chain key)."""

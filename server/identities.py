@@ -51,7 +51,7 @@ class Identities:
 
     def apply(self, record: Record) -> None:
         if record.get("kind") == "host_key":
-            key_id = str(record["key_id"])
+            key_id = str(record["host_key_id"])
             if record["action"] == "created":
                 key = HostKey(key_id, str(record["name"]), str(record["digest"]), float(record["at"]))
                 self.keys[key_id] = key
@@ -68,7 +68,7 @@ class Identities:
         return {
             "kind": "host_key",
             "action": "created",
-            "key_id": key_id,
+            "host_key_id": key_id,
             "name": name,
             "digest": token_hash(secret),
             "at": at,
@@ -76,4 +76,4 @@ class Identities:
 
     @staticmethod
     def revoked_record(key_id: str, reason: str, at: float) -> Record:
-        return {"kind": "host_key", "action": "revoked", "key_id": key_id, "reason": reason, "at": at}
+        return {"kind": "host_key", "action": "revoked", "host_key_id": key_id, "reason": reason, "at": at}

@@ -89,6 +89,8 @@ class LiveMatch:
             state = self.game.evolve(state, record["event"])
             if record.get("start"):
                 self.started_version = len(self.records) + 1
+        elif kind == "chain_keyed":
+            pass  # the keyed chain starts here (server/records.py): nothing changes in the match
         elif kind == "rollback":
             state = self.states[int(record["to"])]
             if self.paused_at is not None:

@@ -6,8 +6,10 @@ import argparse
 import asyncio
 import logging
 import os
+import sys
 
 from server.app import Settings, start_server
+from server.errors import StartupRefused
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
@@ -20,8 +22,20 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="memory | sqlite:PATH (default var/matches.db) | 'postgres:host=H port=P dbname=D user=U'",
     )
     parser.add_argument("--time-scale", type=float, default=float(os.environ.get("MATCHSERVER_TIME_SCALE", "1")))
+    parser.add_argument(
+        "--chain-key-file",
+        default=os.environ.get("MATCHSERVER_CHAIN_KEY_FILE", ""),
+        help="the key that chains match records (required with PostgreSQL: the same file on every node; "
+        "default VAR/chain.key, created on first start)",
+    )
     args = parser.parse_args(argv)
-    return Settings(address=args.address, var_dir=args.var, store=args.store, time_scale=args.time_scale)
+    return Settings(
+        address=args.address,
+        var_dir=args.var,
+        store=args.store,
+        time_scale=args.time_scale,
+        chain_key_file=args.chain_key_file,
+    )
 
 
 async def serve(settings: Settings) -> None:
@@ -41,6 +55,9 @@ def main(argv: list[str] | None = None) -> None:
         asyncio.run(serve(parse_args(argv)))
     except KeyboardInterrupt:
         pass
+    except StartupRefused as exc:
+        print(f"matchserver: not starting: {exc}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from server.clock import Clock
 from server.errors import (
     Aborted,
     BadRequest,
+    DataLoss,
     FailedPrecondition,
     NotFound,
     PermissionDenied,
@@ -40,9 +41,9 @@ from server.identities import IDENTITIES_STREAM, HostKey, Identities, new_key
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
-from server.records import Record, chain, token_hash
+from server.records import ChainKey, Receipt, Record, chain, needs_chain_keyed, token_hash
 from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
-from server.store import EventStore, VersionConflict
+from server.store import EventStore, UnreadableRecord, VersionConflict
 from server.streams import StreamRegistry
 from server.writer import GroupWriter
 
@@ -70,6 +71,28 @@ class Accepted:
     version: int
     records: list[tuple[int, Record]]  # (version, record as the caller may see it)
     status: Status
+    receipt: Receipt  # the chain's head at `version`: the writer keeps it to prove the log later
+
+
+def receipt_at(live: LiveMatch, version: int) -> Receipt:
+    """The receipt for `version` of a match (records never change once written, so any copy will do)."""
+    record = live.records[version - 1]
+    return Receipt(version, str(record["hash"]), str(record.get("key_id", "")))
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A match with a stored record that cannot be read or applied: it answers DATA_LOSS, others are served."""
+
+    version: int
+    reason: str
+    prefix: LiveMatch | None  # the records before it, rebuilt: who may verify it (None: the admin only)
+
+    def message(self, match_id: uuid.UUID) -> str:
+        return (
+            f"match {match_id} is quarantined: its stored record at version {self.version} cannot be read "
+            f"({self.reason}); restore that record from a backup (other matches are served)"
+        )
 
 
 class Matches:
@@ -82,6 +105,8 @@ class Matches:
         refresh_every: float | None = None,
         quotas: HostQuotas = HostQuotas(),
         limits: Limits | None = None,
+        *,
+        chain_key: ChainKey,
     ):
         self.limits = limits or Limits()
         # refresh_every: when other processes write to the same store, how stale a cached match may get
@@ -103,6 +128,8 @@ class Matches:
         self.quotas = quotas
         self._by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)
         self._creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
+        self.chain_key = chain_key
+        self._quarantined: dict[uuid.UUID, Quarantined] = {}
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -125,7 +152,10 @@ class Matches:
         new = [match_id for match_id in found if match_id not in self._known and match_id != IDENTITIES_STREAM]
         self._known.extend(new)
         for match_id in new:
-            await self.load(match_id)
+            try:
+                await self.load(match_id)
+            except DataLoss:  # that match only (logged when set aside): the server serves the others
+                continue
         return new
 
     async def close(self) -> None:
@@ -139,13 +169,22 @@ class Matches:
             raise BadRequest(f"match_id {text!r} is not a match id (a UUID)") from None
 
     async def load(self, match_id: uuid.UUID) -> LiveMatch:
+        quarantined = self._quarantined.get(match_id)
+        if quarantined is not None:
+            raise DataLoss(quarantined.message(match_id))
         cached = self._cache.get(match_id)
         if cached is not None:
             if self.refresh_every is not None and time.monotonic() - self._fresh.get(match_id, 0) >= self.refresh_every:
-                await self._catch_up(cached)
+                try:
+                    await self._catch_up(cached)
+                except UnreadableRecord as exc:
+                    raise self._quarantine(exc, cached.records[: exc.version - 1]) from None
             return cached
         read_at = time.monotonic()
-        records = await self._io(self.store.read, match_id, 0)
+        try:
+            records = await self._io(self.store.read, match_id, 0)
+        except UnreadableRecord as exc:
+            raise self._quarantine(exc, exc.readable) from None
         if not records:
             # A request for an unknown id leaves nothing behind (a lock taken for it is dropped), so
             # random ids cannot grow this process's memory.
@@ -156,7 +195,10 @@ class Matches:
         raced = self._cache.get(match_id)
         if raced is not None:  # another coroutine loaded it while we read: one copy per match
             return raced
-        live = LiveMatch.from_records(match_id, records)
+        try:
+            live = _rebuild(match_id, records)
+        except UnreadableRecord as exc:
+            raise self._quarantine(exc, records[: exc.version - 1]) from None
         self._cache[match_id] = live
         for digest in live.tokens:
             self._token_owner[digest] = match_id
@@ -164,6 +206,23 @@ class Matches:
         if key_id and match_id not in self._by_host_key[key_id]:
             self._by_host_key[key_id].append(match_id)
         return live
+
+    def _quarantine(self, exc: UnreadableRecord, readable: list[Record]) -> DataLoss:
+        """Set the match aside (its readable records kept to check who may verify it); the error to raise."""
+        try:
+            prefix: LiveMatch | None = _rebuild(exc.match_id, readable) if readable else None
+        except UnreadableRecord as earlier:  # an earlier record does not apply either: report the first
+            exc, prefix = earlier, None
+        quarantined = Quarantined(exc.version, exc.reason, prefix)
+        self._quarantined[exc.match_id] = quarantined
+        self._cache.pop(exc.match_id, None)
+        if exc.match_id in self._known:  # the ticker and listings visit only servable matches
+            self._known.remove(exc.match_id)
+        log.error("%s", exc, exc_info=exc.__cause__)
+        return DataLoss(quarantined.message(exc.match_id))
+
+    def quarantined(self) -> dict[uuid.UUID, Quarantined]:
+        return dict(self._quarantined)
 
     async def _catch_up(self, live: LiveMatch) -> None:
         """Apply what other processes appended since this copy was read."""
@@ -173,7 +232,7 @@ class Matches:
         applied = False
         for version, record in enumerate(newer, start=after + 1):
             if live.version < version:  # idempotent by version: our own append may have applied it already
-                live.apply(record)
+                _apply(live, version, record)
                 applied = True
                 if record["kind"] == "joined":
                     self._token_owner[record["token"]] = live.id
@@ -183,7 +242,10 @@ class Matches:
                 condition.notify_all()
 
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
-        stamped = chain(live.last_hash, records)
+        if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
+            at = records[0].get("at", self.now(live)) if records else self.now(live)  # as the write it opens
+            records = [{"kind": "chain_keyed", "key_id": self.chain_key.key_id, "at": at}, *records]
+        stamped = chain(live.last_hash, records, self.chain_key)
         try:
             await self._writer.append(live.id, live.version, stamped)
         except VersionConflict:
@@ -400,7 +462,7 @@ class Matches:
     async def _append_identity(self, record: Record) -> None:
         async with self._locks[IDENTITIES_STREAM]:
             await self.refresh_identities()
-            stamped = chain(self.identities.last_hash, [record])
+            stamped = chain(self.identities.last_hash, [record], self.chain_key)
             try:
                 await self._writer.append(IDENTITIES_STREAM, self.identities.version, stamped)
             except VersionConflict:
@@ -473,7 +535,9 @@ class Matches:
                 lambda: rules.submit(game, state, player, command, rules.context(live.seed, live.game_version, now))
             )
             written = await self._append(live, _game_records(events, cause(player, command, text), now))
-            return Accepted(live.version, self._visible(live, viewer, written), live.status())
+            return Accepted(
+                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
+            )
 
     async def force_phase_end(self, match_id: uuid.UUID, token: str | None, reason: str) -> Accepted:
         async with self._locks[match_id]:
@@ -483,7 +547,9 @@ class Matches:
                 raise GameError("the match is over")
             now = self.now(live)
             written = await self._timeout(live, now, cause("host", timeout=True, forced=True, reason=reason))
-            return Accepted(live.version, self._visible(live, viewer, written), live.status())
+            return Accepted(
+                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
+            )
 
     async def expire_due(self, match_id: uuid.UUID) -> int:
         """Apply every deadline that has passed (the ticker calls this); returns records written."""
@@ -524,7 +590,9 @@ class Matches:
             record = {"kind": "rollback", "to": to, "reason": reason, "by": by, "at": self.now(live)}
             record.update(clock_to=clock_to, offset=self.clock.now() - clock_to)
             written = await self._append(live, [record])
-            return Accepted(live.version, self._visible(live, viewer, written), live.status())
+            return Accepted(
+                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
+            )
 
     async def host_action(
         self, match_id: uuid.UUID, token: str | None, action: str, reason: str, seconds: float = 0.0
@@ -557,7 +625,9 @@ class Matches:
             else:
                 raise BadRequest(f"unknown host action {action!r}")
             written = await self._append(live, [record])
-            return Accepted(live.version, self._visible(live, viewer, written), live.status())
+            return Accepted(
+                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
+            )
 
     async def fork(self, match_id: uuid.UUID, token: str | None, at: int, reason: str = "") -> tuple[LiveMatch, str]:
         source = await self.load(match_id)
@@ -585,12 +655,25 @@ class Matches:
             await self._append(source, [note])
         return live, host_token
 
-    async def verify(self, match_id: uuid.UUID, token: str | None) -> dict[str, Any]:
-        """Re-run every recorded decision through the current engine and check the hash chain."""
-        live = await self.load(match_id)
-        self.require_host(live, token)
-        records = await self._io(self.store.read, match_id, 0)  # the store itself, not the cache
-        return audit.verify(match_id, records, live.game.rules_version)
+    async def verify(self, match_id: uuid.UUID, token: str | None, receipts: Sequence[Receipt] = ()) -> dict[str, Any]:
+        """Re-run every recorded decision through the current engine, check the hash chain (keyed under
+        this server's key) and that the log still holds every receipted version unchanged."""
+        if match_id not in self._quarantined:
+            live = await self.load(match_id)
+            self.require_host(live, token)
+            try:
+                records = await self._io(self.store.read, match_id, 0)  # the store itself, not the cache
+            except UnreadableRecord as exc:  # a row went bad since the match was loaded
+                self._quarantine(exc, exc.readable)
+            else:
+                keys = {self.chain_key.key_id: self.chain_key.secret}
+                return audit.verify(match_id, records, live.game.rules_version, keys, receipts)
+        quarantined = self._quarantined[match_id]
+        if quarantined.prefix is not None:
+            self.require_host(quarantined.prefix, token)
+        elif not (token and self.admin_token and hmac.compare_digest(token, self.admin_token)):
+            raise PermissionDenied("this match's first record cannot be read: only the admin may verify it")
+        return audit.unreadable(quarantined.version, quarantined.reason, quarantined.prefix)
 
     async def audit(
         self, match_id: uuid.UUID, token: str | None, at: int | None, page: PageRequest = FIRST_PAGE
@@ -684,6 +767,25 @@ class Matches:
                 await asyncio.wait_for(condition.wait(), timeout)
             except TimeoutError:
                 pass
+
+
+def _apply(live: LiveMatch, version: int, record: Record) -> None:
+    """Apply a stored record; one that cannot be applied is an unreadable record at its version."""
+    try:
+        live.apply(record)
+    except Exception as exc:  # a damaged row: its content is not echoed (it may hold hidden information)
+        raise UnreadableRecord(live.id, version, f"it cannot be applied: {type(exc).__name__}") from exc
+
+
+def _rebuild(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
+    """LiveMatch.from_records, naming the version of the first record that cannot be applied."""
+    try:
+        live = LiveMatch(match_id, get_game(str(records[0]["game"])))
+    except Exception as exc:
+        raise UnreadableRecord(match_id, 1, f"it names no known game: {type(exc).__name__}") from exc
+    for version, record in enumerate(records, start=1):
+        _apply(live, version, record)
+    return live
 
 
 def _game_records(events: Sequence[Event], why: Mapping[str, Any], at: float, start: bool = False) -> list[Record]:

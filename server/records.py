@@ -2,45 +2,135 @@
 
 Kinds: `created` (game, players, config, seed, rules version, host token hash), `joined` (a seat
 claimed, token hash), `game` (one game event, with the cause on the first record of each batch),
-`rollback` (retracts everything after version `to`), `host` (an audited host action).
+`rollback` (retracts everything after version `to`), `host` (an audited host action), `chain_keyed`
+(from here on the chain is keyed: see below).
 Each record carries `prev` (the previous record's hash) and `hash`, so an edited row breaks the chain.
+
+Two kinds of link: records written before the server had a chain key (release 10 and older) carry a
+plain SHA-256 `hash`, which anyone who can edit the store can recompute. Keyed records also carry
+`key_id`, and their `hash` is an HMAC-SHA256 under the server's chain key: without the key an edit
+cannot be re-chained. A match's keyed chain starts at its first record (new matches) or at a
+`chain_keyed` record (old matches, at their next append); after it no unkeyed record may follow.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 Record = dict[str, Any]
 
 
-def digest(record: Record) -> str:
+@dataclass(frozen=True)
+class ChainKey:
+    """The secret that keys the chain, and its public id (recorded in every keyed record)."""
+
+    secret: bytes
+    key_id: str
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a writer is given: the version it wrote, the chain's head there, and the key's id."""
+
+    version: int
+    chain_head: str
+    key_id: str
+
+
+def _body(record: Record) -> bytes:
     body = {key: value for key, value in record.items() if key != "hash"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
-def chain(previous_hash: str, records: Iterable[Record]) -> list[Record]:
-    """Stamp `prev` and `hash` on each record, continuing the chain from `previous_hash`."""
+def digest(record: Record) -> str:
+    """The unkeyed link: SHA-256 of the record without its hash."""
+    return hashlib.sha256(_body(record)).hexdigest()
+
+
+def keyed_digest(secret: bytes, record: Record) -> str:
+    """The keyed link: HMAC-SHA256 of the record without its hash (its key_id and prev included)."""
+    return hmac.new(secret, _body(record), hashlib.sha256).hexdigest()
+
+
+def needs_chain_keyed(records: Sequence[Record], key_id: str) -> bool:
+    """An existing match whose last record is not keyed under `key_id` (an old, unkeyed match): its next
+    append starts the keyed chain with a `chain_keyed` record."""
+    return bool(records) and records[-1].get("key_id") != key_id
+
+
+def chain(previous_hash: str, records: Iterable[Record], key: ChainKey | None = None) -> list[Record]:
+    """Stamp `prev` and `hash` on each record (and `key_id` when keyed), continuing from `previous_hash`."""
     out = []
     for record in records:
         stamped = {**record, "prev": previous_hash}
-        stamped["hash"] = digest(stamped)
+        if key is None:
+            stamped["hash"] = digest(stamped)
+        else:
+            stamped["key_id"] = key.key_id
+            stamped["hash"] = keyed_digest(key.secret, stamped)
         previous_hash = stamped["hash"]
         out.append(stamped)
     return out
 
 
-def first_broken_link(records: Sequence[Record]) -> tuple[int, str] | None:
-    """(version, what is wrong) for the first record whose hash or link does not hold, else None."""
+def first_broken_link(records: Sequence[Record], keys: Mapping[str, bytes] | None = None) -> tuple[int, str] | None:
+    """(version, what is wrong) for the first record whose hash or link does not hold, else None.
+    `keys` (key id -> secret) checks keyed records; a keyed record under a key not given is broken."""
+    keys = keys or {}
     previous = ""
+    keyed = False
     for version, record in enumerate(records, start=1):
         if record.get("prev") != previous:
             return version, "its link to the previous record does not match"
-        if record.get("hash") != digest(record):
-            return version, "its content does not match its hash (edited after it was written)"
+        key_id = record.get("key_id")
+        if key_id is None:
+            if keyed:
+                return version, "an unkeyed record after the keyed chain began (the chain was recomputed)"
+            if record.get("hash") != digest(record):
+                return version, "its content does not match its hash (edited after it was written)"
+        else:
+            if not keyed and version > 1 and record.get("kind") != "chain_keyed":
+                return version, "the keyed chain starts without a chain_keyed record"
+            keyed = True
+            secret = keys.get(str(key_id))
+            if secret is None:
+                return version, f"it is keyed under key id {key_id}, which this server was not given"
+            if not hmac.compare_digest(str(record.get("hash")), keyed_digest(secret, record)):
+                return version, "its content does not match its keyed hash (edited, or re-chained without the key)"
         previous = record["hash"]
+    return None
+
+
+def unkeyed_until(records: Sequence[Record]) -> int:
+    """The last version chained by SHA-256 only (0: the whole log is keyed)."""
+    for version, record in enumerate(records, start=1):
+        if "key_id" in record:
+            return version - 1
+    return len(records)
+
+
+def receipt_problem(records: Sequence[Record], receipt: Receipt) -> str | None:
+    """Why the log no longer holds what `receipt` was given for, else None (the chain is checked apart)."""
+    if receipt.version < 1:
+        return f"receipt for version {receipt.version}: versions start at 1"
+    if receipt.version > len(records):
+        return (
+            f"receipt for version {receipt.version}: the log ends at version {len(records)} "
+            "(records after it were deleted)"
+        )
+    record = records[receipt.version - 1]
+    if record.get("key_id", "") != receipt.key_id:
+        return (
+            f"receipt for version {receipt.version}: the record there is keyed under "
+            f"{record.get('key_id') or 'no key'!r}, the receipt under {receipt.key_id or 'no key'!r}"
+        )
+    if not hmac.compare_digest(str(record.get("hash", "")), receipt.chain_head):
+        return f"receipt for version {receipt.version}: the chain head there is not the one receipted (rewritten)"
     return None
 
 

@@ -10,6 +10,7 @@ The library is synchronous: the server calls this class from its own writer thre
 from __future__ import annotations
 
 import os
+import sqlite3
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,11 +21,25 @@ from eventsourcing.application import Application
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
 
+from server.errors import StartupRefused
+
 Record = dict[str, Any]
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class VersionConflict(Exception):
     """Another writer appended to the match first; reload it and try again (or report ABORTED)."""
+
+
+class UnreadableRecord(Exception):
+    """A stored event of a match does not decode: the records before it are readable, it is not."""
+
+    def __init__(self, match_id: uuid.UUID, version: int, reason: str, readable: list[Record] | None = None) -> None:
+        super().__init__(f"match {match_id}: the stored record at version {version} cannot be read ({reason})")
+        self.match_id = match_id
+        self.version = version
+        self.reason = reason
+        self.readable = readable or []  # the records before it, which did decode
 
 
 @dataclass(frozen=True)
@@ -70,8 +85,16 @@ class EventStore:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        # Pass every setting explicitly: the library lets environment variables override defaults.
-        self._app = MatchLog(env=store_env(url))
+        path = url.removeprefix("sqlite:") if url.startswith("sqlite:") else None
+        if path is not None:
+            check_sqlite_file(path)
+        try:
+            # Pass every setting explicitly: the library lets environment variables override defaults.
+            self._app = MatchLog(env=store_env(url))
+        except sqlite3.DatabaseError as exc:
+            raise StartupRefused(
+                f"store file {path} cannot be opened as SQLite ({exc}); it was left as it is"
+            ) from None
 
     def close(self) -> None:
         self._app.close()
@@ -103,9 +126,16 @@ class EventStore:
         return versions
 
     def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
-        """The records after `after_version`, in order."""
-        events = self._app.events.get(match_id, gt=after_version or None)
-        return [_as_record(event) for event in events]
+        """The records after `after_version`, in order; UnreadableRecord names the first that does not decode."""
+        stored = self._app.recorder.select_events(match_id, gt=after_version or None)
+        records = []
+        for item in stored:
+            try:
+                records.append(_as_record(self._app.mapper.to_domain_event(item)))
+            except Exception as exc:  # any decoding failure of one row: report which, keep the others readable
+                reason = f"it does not decode: {type(exc).__name__}"
+                raise UnreadableRecord(match_id, item.originator_version, reason, records) from exc
+        return records
 
     def match_ids(self) -> list[uuid.UUID]:
         """Every match in the store, oldest first (the streams whose first record exists)."""
@@ -128,4 +158,28 @@ class EventStore:
 
 def _as_record(event: Any) -> Record:
     record: Mapping[str, Any] = event.record
+    if not isinstance(record, Mapping):
+        raise TypeError(f"the stored record is a {type(record).__name__}, not an object")
     return dict(record)
+
+
+def check_sqlite_file(path: str) -> None:
+    """Refuse a store file that exists but is empty, not SQLite, or shorter than its header says: SQLite
+    would silently start an empty database in an empty file, and the matches in it would be lost."""
+    if not os.path.exists(path):
+        return  # a first start: the library creates it
+    size = os.path.getsize(path)
+    if size == 0:
+        raise StartupRefused(f"store file {path} is empty (0 bytes); it was left as it is: restore it from a backup")
+    with open(path, "rb") as file:
+        header = file.read(100)
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        raise StartupRefused(f"store file {path} is not an SQLite database ({size} bytes); it was left as it is")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if pages and header[24:28] == header[92:96] and size < page_size * pages:
+        raise StartupRefused(
+            f"store file {path} is truncated: {size} bytes where its header says {page_size * pages}; "
+            "it was left as it is: restore it from a backup"
+        )

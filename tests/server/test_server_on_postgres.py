@@ -13,8 +13,16 @@ from tests.support.server import ServerThread
 
 
 def start(tmp_path: Path, store: str, clock: ManualClock) -> ServerThread:
+    key = tmp_path / "chain.key"  # every node of one PostgreSQL store is given the same chain key
+    if not key.exists():
+        key.write_text("5" * 64)
     settings = Settings(
-        address="127.0.0.1:0", var_dir=str(tmp_path / "var"), store=store, clock=clock, tick_interval=0.02
+        address="127.0.0.1:0",
+        var_dir=str(tmp_path / "var"),
+        store=store,
+        clock=clock,
+        tick_interval=0.02,
+        chain_key_file=str(key),
     )
     return ServerThread(settings).start()
 
