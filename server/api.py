@@ -135,22 +135,26 @@ class MatchService:
     @_unary
     async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.ForcePhaseEndResponse:
         match_id = Matches.parse_id(request.match_id)
-        accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason, expected)
         return _write_response(pb.ForcePhaseEndResponse, accepted)
 
     @_unary
     async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
         match_id = Matches.parse_id(request.match_id)
+        expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.host_action(
-            match_id, _token(context), request.action, request.reason, request.seconds
+            match_id, _token(context), request.action, request.reason, request.seconds, expected
         )
         return _write_response(pb.HostActionResponse, accepted, paused=request.action == "pause")
 
     @_unary
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
         match_id = Matches.parse_id(request.match_id)
-        accepted = await self.matches.rollback(match_id, _token(context), request.to_version, request.reason)
-        return _write_response(pb.RollbackResponse, accepted)
+        accepted = await self.matches.rollback(
+            match_id, _token(context), request.to_version, request.reason, request.reopen
+        )
+        return _write_response(pb.RollbackResponse, accepted, paused=True)  # a rollback pauses the match
 
     @_unary
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
