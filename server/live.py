@@ -188,6 +188,8 @@ class LiveMatch:
             out["rules_version"] = record.get("rules_version")
             if record.get("origin"):
                 out["origin"] = record["origin"]
+            if record.get("reseeded"):  # a fork of a match whose seed was public draws from a new one
+                out["reseeded"] = True
             if viewer.is_host or self.seed_revealed(version):
                 out["seed"] = record["seed"]
         elif kind == "joined":
