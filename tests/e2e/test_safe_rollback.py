@@ -4,6 +4,8 @@ finished match with a new recorded seed, reseeded forks, and host actions that c
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -14,10 +16,13 @@ from clients.client import MatchClient
 from engine.rng import rng_for
 from server.clock import ManualClock
 from server.ticker import tick
+from tests.conftest import make_server
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
 
 Record = dict[str, Any]
+RELEASE_10 = Path(__file__).parents[1] / "fixtures" / "release-10"
+FIXTURE_MTIME = (RELEASE_10 / "var" / "matches.db").stat().st_mtime
 
 
 def records(client: MatchClient, match_id: str, token: str | None) -> list[Record]:
@@ -254,3 +259,30 @@ def test_matchctl_end_phase_and_extend_send_the_version_they_saw(
     log = records(client, match_id, host)
     assert [r.get("action") for r in log if r["kind"] == "host"] == ["extend"]
     assert client.state(match_id, host).status.phase == "round 2"
+
+
+def test_a_release_10_store_loads_verifies_and_takes_a_rollback_only_at_a_batch_end(tmp_path: Path) -> None:
+    """Batches are derived from the records, so a store written before they were named works the same."""
+    shutil.copytree(RELEASE_10 / "var", tmp_path / "var")
+    server = make_server(tmp_path, ManualClock(start=2_000_000_000.0))
+    try:
+        client = MatchClient(server.address)
+        admin = (tmp_path / "var" / "admin.token").read_text().strip()
+        for match in client.list_matches():
+            assert client.verify(match.match_id, admin).ok, match.match_id
+        cookoff = next(m for m in client.list_matches() if m.game == "cookoff")
+        log = records(client, cookoff.match_id, admin)
+        # The first resolution: one bot's submission (a batch), then the other's with its resolution.
+        first = next(v for v, r in enumerate(log, start=1) if r.get("event", {}).get("type") == "submission_received")
+        resolved = next(v for v, r in enumerate(log, start=1) if r.get("event", {}).get("type") == "harvest_resolved")
+        error = refused(lambda: client.rollback(cookoff.match_id, admin, resolved, "mid-batch"))
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and f"before it, {first}," in error.details()
+        if cookoff.finished:
+            error = refused(lambda: client.rollback(cookoff.match_id, admin, first, "a finished match"))
+            assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "fork" in error.details()
+        reply = client.rollback(cookoff.match_id, admin, first, "one bot's move stands", reopen=cookoff.finished)
+        assert reply.status.paused and reply.status.awaiting and not reply.status.finished
+        assert client.verify(cookoff.match_id, admin).ok
+    finally:
+        server.stop()
+    assert (RELEASE_10 / "var" / "matches.db").stat().st_mtime == FIXTURE_MTIME  # never modified
