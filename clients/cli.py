@@ -10,7 +10,7 @@ import argparse
 import json
 import random
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -301,10 +301,11 @@ def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentia
         raise SystemExit("a rollback needs the host's token")
     reply = client.rollback(args.match, token, args.to, args.reason, reopen=args.reopen)
     print(f"rolled back to version {args.to} (recorded as version {reply.version}); now: {reply.status.phase}")
-    state = client.state(args.match, token)
+    state = client.state(args.match, token)  # the restored clock, stopped until the host resumes
     print(f"match clock {_clock_text(state.clock)}", end="")
     if state.status.HasField("deadline"):
-        print(f"; {state.status.deadline - state.clock:.0f} s left before the deadline", end="")
+        left = state.status.deadline - state.clock
+        print(f"; time left before the deadline: {left:.0f} s ({timedelta(seconds=round(left))})", end="")
     print(f"\nthe match is paused until `matchctl resume {args.match}`")
     return 0
 

@@ -88,7 +88,7 @@ def test_after_a_rollback_the_match_is_paused_and_no_deadline_fires_until_resume
     argv = ["--server", server.address, "rollback", match_id, "--to", str(after_ann), "--reason", "redo"]
     assert cli.main([*argv, "--token", host]) == 0
     printed = capsys.readouterr().out
-    assert "50 s left before the deadline" in printed and f"matchctl resume {match_id}" in printed
+    assert "time left before the deadline: 50 s (0:00:50)" in printed and f"matchctl resume {match_id}" in printed
     state = client.state(match_id, host)
     assert state.status.paused and state.status.deadline - state.clock == pytest.approx(50)
     assert "match clock" in printed and "UTC" in printed  # the match clock, as a time
