@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -137,7 +138,7 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason, expected)
-        return _write_response(pb.ForcePhaseEndResponse, accepted)
+        return _write_response(pb.ForcePhaseEndResponse, accepted, await self._paused(match_id))
 
     @_unary
     async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
@@ -146,7 +147,11 @@ class MatchService:
         accepted = await self.matches.host_action(
             match_id, _token(context), request.action, request.reason, request.seconds, expected
         )
-        return _write_response(pb.HostActionResponse, accepted, paused=request.action == "pause")
+        return _write_response(pb.HostActionResponse, accepted, await self._paused(match_id))
+
+    async def _paused(self, match_id: uuid.UUID) -> bool:
+        """Whether the match is paused now (by the host, or by a rollback until the host resumes)."""
+        return (await self.matches.load(match_id)).paused_at is not None
 
     @_unary
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:

@@ -148,6 +148,9 @@ class LiveMatch:
             self.paused_at = float(record["at"])
         elif kind == "host" and record.get("action") == "resume":
             self.paused_at = None
+        elif kind == "host" and record.get("action") == "extend" and self.paused_at is not None:
+            # Paused (say, after a rollback), the stopped clock is held back: the resume keeps the time.
+            self.paused_at -= float(record["seconds"])
         self.records.append(record)
         self.states.append(state)
         if kind in ("game", "rollback") and self.game.status(state).finished:

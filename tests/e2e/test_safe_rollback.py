@@ -101,10 +101,12 @@ def test_after_a_rollback_the_match_is_paused_and_no_deadline_fires_until_resume
     error = refused(lambda: client.submit(match_id, bob, text="pick 3"))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "paused" in error.details()
 
+    extended = client.host_action(match_id, host, "extend", "bob needs a minute", seconds=60)
+    assert extended.status.paused  # extending does not resume
     client.host_action(match_id, host, "resume", "bob is back")
     state = client.state(match_id, host)
-    assert not state.status.paused and state.status.deadline - state.clock == pytest.approx(50)
-    clock.advance(49)
+    assert not state.status.paused and state.status.deadline - state.clock == pytest.approx(110)
+    clock.advance(109)
     run_ticker_once(server)
     assert client.state(match_id, host).status.phase == "round 1"
     clock.advance(2)
