@@ -11,6 +11,7 @@ import argparse
 import json
 import random
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -179,9 +180,10 @@ def cmd_end_phase(args: argparse.Namespace, client: MatchClient, creds: Credenti
     token = _token(args, creds, args.match)
     if token is None:
         raise SystemExit("ending a phase needs the host's token")
-    reply = client.force_phase_end(args.match, token, args.reason)
+    seen = client.state(args.match, token)  # a repeated command then cannot end the next phase too
+    reply = client.force_phase_end(args.match, token, args.reason, expected_version=seen.version)
     _keep(args, creds, args.match, reply.receipt)
-    print(f"phase ended at version {reply.version}; now: {reply.status.phase}")
+    print(f"{seen.status.phase} ended at version {reply.version}; now: {reply.status.phase}")
     return 0
 
 
@@ -307,7 +309,12 @@ def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Creden
     token = _token(args, creds, args.match)
     if token is None:
         raise SystemExit(f"{args.command} needs the host's token")
-    reply = client.host_action(args.match, token, args.command, args.reason, getattr(args, "seconds", 0.0))
+    seen = None
+    if args.command in ("extend", "settle"):  # they act on a phase: a repeated command must not act twice
+        seen = client.state(args.match, token).version
+    reply = client.host_action(
+        args.match, token, args.command, args.reason, getattr(args, "seconds", 0.0), expected_version=seen
+    )
     _keep(args, creds, args.match, reply.receipt)
     print(f"{args.command}: recorded as version {reply.version}; phase: {reply.status.phase}")
     return 0
@@ -362,10 +369,20 @@ def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentia
     token = _token(args, creds, args.match)
     if token is None:
         raise SystemExit("a rollback needs the host's token")
-    reply = client.rollback(args.match, token, args.to, args.reason)
+    reply = client.rollback(args.match, token, args.to, args.reason, reopen=args.reopen)
     _keep(args, creds, args.match, reply.receipt)
     print(f"rolled back to version {args.to} (recorded as version {reply.version}); now: {reply.status.phase}")
+    state = client.state(args.match, token)  # the restored clock, stopped until the host resumes
+    print(f"match clock {_clock_text(state.clock)}", end="")
+    if state.status.HasField("deadline"):
+        left = state.status.deadline - state.clock
+        print(f"; time left before the deadline: {left:.0f} s ({timedelta(seconds=round(left))})", end="")
+    print(f"\nthe match is paused until `matchctl resume {args.match}`")
     return 0
+
+
+def _clock_text(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
@@ -444,6 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_match("rollback", "host: retract everything after a version (kept in the log)")
     p.add_argument("--to", type=int, required=True)
     p.add_argument("--reason", required=True)
+    p.add_argument("--reopen", action="store_true", help="needed for a finished match: play on with a new seed")
     p = with_match("fork", "host: a new match starting as this one stood at a version")
     p.add_argument("--at", type=int, required=True)
     p.add_argument("--reason", default="")

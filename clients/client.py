@@ -129,9 +129,15 @@ class MatchClient:
         response: pb.SubmitResponse = self.stub.Submit(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
-    def force_phase_end(self, match_id: str, token: str, reason: str = "") -> pb.ForcePhaseEndResponse:
+    def force_phase_end(
+        self, match_id: str, token: str, reason: str = "", expected_version: int | None = None
+    ) -> pb.ForcePhaseEndResponse:
+        """End the current phase; with `expected_version`, only if the match is still at that version."""
+        request = pb.ForcePhaseEndRequest(match_id=match_id, reason=reason)
+        if expected_version is not None:
+            request.expected_version = expected_version
         response: pb.ForcePhaseEndResponse = self.stub.ForcePhaseEnd(
-            pb.ForcePhaseEndRequest(match_id=match_id, reason=reason), metadata=self._auth(token), timeout=self.timeout
+            request, metadata=self._auth(token), timeout=self.timeout
         )
         return response
 
@@ -174,16 +180,27 @@ class MatchClient:
         return stream
 
     def host_action(
-        self, match_id: str, token: str, action: str, reason: str = "", seconds: float = 0.0
+        self,
+        match_id: str,
+        token: str,
+        action: str,
+        reason: str = "",
+        seconds: float = 0.0,
+        expected_version: int | None = None,
     ) -> pb.HostActionResponse:
         request = pb.HostActionRequest(match_id=match_id, action=action, reason=reason, seconds=seconds)
+        if expected_version is not None:
+            request.expected_version = expected_version
         response: pb.HostActionResponse = self.stub.HostAction(
             request, metadata=self._auth(token), timeout=self.timeout
         )
         return response
 
-    def rollback(self, match_id: str, token: str, to_version: int, reason: str) -> pb.RollbackResponse:
-        request = pb.RollbackRequest(match_id=match_id, to_version=to_version, reason=reason)
+    def rollback(
+        self, match_id: str, token: str, to_version: int, reason: str, reopen: bool = False
+    ) -> pb.RollbackResponse:
+        """Roll back to `to_version` (the match is then paused); `reopen` is needed for a finished match."""
+        request = pb.RollbackRequest(match_id=match_id, to_version=to_version, reason=reason, reopen=reopen)
         response: pb.RollbackResponse = self.stub.Rollback(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 

@@ -10,6 +10,7 @@ import functools
 import json
 import logging
 import math
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -221,8 +222,9 @@ class MatchService:
     async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.ForcePhaseEndResponse:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
-        accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason)
-        return _write_response(pb.ForcePhaseEndResponse, accepted)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason, expected)
+        return _write_response(pb.ForcePhaseEndResponse, accepted, await self._paused(match_id))
 
     @_unary
     async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
@@ -230,17 +232,24 @@ class MatchService:
         check_reason(request.reason, self.limits)
         if not math.isfinite(request.seconds):
             raise BadRequest(f"seconds is {request.seconds}: every number must be finite")
+        expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.host_action(
-            match_id, _token(context), request.action, request.reason, request.seconds
+            match_id, _token(context), request.action, request.reason, request.seconds, expected
         )
-        return _write_response(pb.HostActionResponse, accepted, paused=request.action == "pause")
+        return _write_response(pb.HostActionResponse, accepted, await self._paused(match_id))
+
+    async def _paused(self, match_id: uuid.UUID) -> bool:
+        """Whether the match is paused now (by the host, or by a rollback until the host resumes)."""
+        return (await self.matches.load(match_id)).paused_at is not None
 
     @_unary
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
-        accepted = await self.matches.rollback(match_id, _token(context), request.to_version, request.reason)
-        return _write_response(pb.RollbackResponse, accepted)
+        accepted = await self.matches.rollback(
+            match_id, _token(context), request.to_version, request.reason, request.reopen
+        )
+        return _write_response(pb.RollbackResponse, accepted, paused=True)  # a rollback pauses the match
 
     @_unary
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:

@@ -67,7 +67,8 @@ def verify(
 
 def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
     game, state, at = replay.game, replay.states[before], float(replay.records[before]["at"])
-    ctx = rules.context(replay.seed, replay.moves[before], at)
+    # The seed in force for this batch: a rollback that reopened a finished match recorded a new one.
+    ctx = rules.context(replay.seed_at(before), replay.moves[before], at)
     try:
         if why.get("start"):
             return game.start(state, ctx)

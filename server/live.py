@@ -3,6 +3,11 @@
 state(N) = fold(evolve, initial(config, seed), effective records up to N); a rollback record's state
 is the state at the version it rolls back to, so play resumes from there while the retracted records
 stay in the log. States are immutable, so keeping one per version is cheap and makes StateAt O(1).
+
+A batch is the records appended by one accepted command, deadline or host action. Its boundaries are
+derived from the records (so stores written before batches were named keep working): a game record
+with a `cause` opens one, except the game's start records, which join the `created` record before them;
+a game record without a cause continues the batch; every other record is a batch of its own.
 """
 
 from __future__ import annotations
@@ -32,6 +37,12 @@ class LiveMatch:
     # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
     clock_offset: float = 0.0
     paused_at: float | None = None  # the match-clock time at which the host paused the match
+    # (version, seed) of every record that set the seed: `created`, and each rollback that reopened a
+    # finished match (its seed had been revealed, so what follows is drawn from a new one).
+    seeds: list[tuple[int, int]] = field(default_factory=list)
+    # The last version at which the match was finished (0: never). Whatever was public then (the seeds
+    # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
+    finished_last: int = 0
 
     @staticmethod
     def from_records(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
@@ -50,7 +61,41 @@ class LiveMatch:
 
     @property
     def seed(self) -> int:
+        """The seed the next decision draws from."""
+        return self.seed_at(self.version)
+
+    def seed_at(self, version: int) -> int:
+        """The seed in force for a decision made after `version`: the last one recorded up to it."""
+        for recorded_at, seed in reversed(self.seeds):
+            if recorded_at <= version:
+                return seed
         return int(self.header["seed"])
+
+    def seed_revealed(self, version: int) -> bool:
+        """Whether the seed in force after `version` has been public (the match finished under it)."""
+        recorded_at = max((at for at, _ in self.seeds if at <= version), default=1)
+        return recorded_at <= self.finished_last
+
+    @staticmethod
+    def starts_batch(record: Record) -> bool:
+        if record["kind"] != "game":
+            return True
+        return "cause" in record and not record.get("start")
+
+    def is_batch_end(self, version: int) -> bool:
+        """Whether `version` is the last record of a batch (a state a rollback or fork may return to)."""
+        if not 1 <= version <= self.version:
+            return False
+        return version == self.version or self.starts_batch(self.records[version])
+
+    def batch_ends(self) -> list[int]:
+        return [version for version in range(1, self.version + 1) if self.is_batch_end(version)]
+
+    def nearest_batch_ends(self, version: int) -> tuple[int | None, int | None]:
+        """The last batch end before `version` and the first after it (None where there is none)."""
+        before = next((v for v in range(version - 1, 0, -1) if self.is_batch_end(v)), None)
+        after = next((v for v in range(version + 1, self.version + 1) if self.is_batch_end(v)), None)
+        return before, after
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -93,16 +138,25 @@ class LiveMatch:
             pass  # the keyed chain starts here (server/records.py): nothing changes in the match
         elif kind == "rollback":
             state = self.states[int(record["to"])]
-            if self.paused_at is not None:
+            # Since release 11 a rollback pauses the match at the restored clock (`paused`); before,
+            # it only moved a pause that was already on.
+            if record.get("paused") or self.paused_at is not None:
                 self.paused_at = float(record["clock_to"])
+        if kind in ("created", "rollback") and "seed" in record:
+            self.seeds.append((len(self.records) + 1, int(record["seed"])))
         if "offset" in record:
             self.clock_offset = float(record["offset"])
         if kind == "host" and record.get("action") == "pause":
             self.paused_at = float(record["at"])
         elif kind == "host" and record.get("action") == "resume":
             self.paused_at = None
+        elif kind == "host" and record.get("action") == "extend" and self.paused_at is not None:
+            # Paused (say, after a rollback), the stopped clock is held back: the resume keeps the time.
+            self.paused_at -= float(record["seconds"])
         self.records.append(record)
         self.states.append(state)
+        if kind in ("game", "rollback") and self.game.status(state).finished:
+            self.finished_last = len(self.records)
         if kind == "game":
             self.moves.append(self.moves[-1] + 1)
         elif kind == "rollback":
@@ -123,13 +177,14 @@ class LiveMatch:
 
     def visible_record(self, version: int, viewer: Viewer) -> Record:
         """Record `version` as `viewer` may see it: no token hashes, no seed before the end, no
-        sealed content (the game's redact), causes only to the host and the actor."""
+        sealed content (the game's redact), causes only to the host and the actor. What was public
+        once the match finished stays public after a rollback reopens it."""
         record = self.records[version - 1]
         kind = record["kind"]
         out: Record = {"kind": kind, "at": record.get("at")}
         if kind == "created":
             config = dict(record["config"])
-            if not (viewer.is_host or self.status().finished):
+            if not (viewer.is_host or self.finished_last):
                 # Host-set secrets (e.g. Cookoff's judges and tree schedule) wait for the end of the match.
                 for key in getattr(self.game, "secret_config_keys", ()):
                     if config.get(key) is not None:
@@ -138,7 +193,9 @@ class LiveMatch:
             out["rules_version"] = record.get("rules_version")
             if record.get("origin"):
                 out["origin"] = record["origin"]
-            if viewer.is_host or self.status().finished:
+            if record.get("reseeded"):  # a fork of a match whose seed was public draws from a new one
+                out["reseeded"] = True
+            if viewer.is_host or self.seed_revealed(version):
                 out["seed"] = record["seed"]
         elif kind in ("joined", "invited"):  # never the hashes of tokens or invitations
             out["player"] = record["player"]
@@ -154,6 +211,8 @@ class LiveMatch:
                     out["cause"] = {"actor": actor}
         else:
             out.update({key: value for key, value in record.items() if key not in ("prev", "hash")})
+            if "seed" in out and not (viewer.is_host or self.seed_revealed(version)):
+                out["seed"] = "hidden until the match is over"  # a reopening rollback's new seed
         return out
 
     def retracted(self) -> set[int]:

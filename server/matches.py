@@ -539,10 +539,13 @@ class Matches:
                 live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
             )
 
-    async def force_phase_end(self, match_id: uuid.UUID, token: str | None, reason: str) -> Accepted:
+    async def force_phase_end(
+        self, match_id: uuid.UUID, token: str | None, reason: str, expected_version: int | None = None
+    ) -> Accepted:
         async with self._locks[match_id]:
             live = await self.load(match_id)
             viewer = self.require_host(live, token)
+            _check_expected(live, expected_version)
             if live.status().finished:
                 raise GameError("the match is over")
             now = self.now(live)
@@ -574,7 +577,15 @@ class Matches:
             raise GameError(f"nothing to end in {live.status().phase}")
         return await self._append(live, _game_records(events, why, at))
 
-    async def rollback(self, match_id: uuid.UUID, token: str | None, to: int, reason: str) -> Accepted:
+    async def rollback(
+        self, match_id: uuid.UUID, token: str | None, to: int, reason: str, reopen: bool = False
+    ) -> Accepted:
+        """Retract everything after version `to` (kept in the log, marked) and pause the match there.
+
+        `to` must end a batch: a state inside one (say, between the last sealed submission and its
+        resolution) awaits nobody and has no deadline. A finished match is reopened only on request,
+        with a new recorded seed: its seed was public, so the dice after `to` would be known.
+        """
         async with self._locks[match_id]:
             live = await self.load(match_id)
             viewer = self.require_host(live, token)
@@ -584,23 +595,45 @@ class Matches:
                 raise BadRequest(
                     f"roll back to a version from {live.started_version} (the match's start) to {live.version - 1}"
                 )
+            if not live.is_batch_end(to):
+                before, after = live.nearest_batch_ends(to)
+                raise BadRequest(
+                    f"version {to} is inside the records of one command, deadline or host action; "
+                    f"roll back to the nearest batch end before it, {before}, or after it, {after}"
+                )
+            finished = live.status().finished
+            if finished and not reopen:
+                raise GameError(
+                    "the match is over and its seed and hidden configuration are public: fork it to explore "
+                    "(matchctl fork), or roll back with reopen to play on with a new seed"
+                )
             by = "admin" if self.is_admin(token) else "host"
-            # The match clock goes back to the time of version `to`: its deadlines and clocks are restored.
+            # The match clock goes back to the time of version `to` and stops there (`paused`): its
+            # deadlines and reserves are restored, and nothing runs out until the host resumes.
             clock_to = float(live.records[to - 1]["at"])
-            record = {"kind": "rollback", "to": to, "reason": reason, "by": by, "at": self.now(live)}
-            record.update(clock_to=clock_to, offset=self.clock.now() - clock_to)
+            record: Record = {"kind": "rollback", "to": to, "reason": reason, "by": by, "at": self.now(live)}
+            record.update(clock_to=clock_to, offset=self.clock.now() - clock_to, paused=True)
+            if finished:
+                record.update(reopen=True, seed=secrets.randbelow(2**53))
             written = await self._append(live, [record])
             return Accepted(
                 live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
             )
 
     async def host_action(
-        self, match_id: uuid.UUID, token: str | None, action: str, reason: str, seconds: float = 0.0
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        action: str,
+        reason: str,
+        seconds: float = 0.0,
+        expected_version: int | None = None,
     ) -> Accepted:
-        """Pause, resume or extend: an audited host record that moves the match clock."""
+        """Pause, resume, extend or settle: an audited host record (all but settle move the match clock)."""
         async with self._locks[match_id]:
             live = await self.load(match_id)
             viewer = self.require_host(live, token)
+            _check_expected(live, expected_version)
             if live.status().finished and action != "settle":
                 raise GameError("the match is over")
             server_now = self.clock.now()
@@ -634,10 +667,21 @@ class Matches:
         viewer = self.require_host(source, token)
         if not source.started_version <= at <= source.version:
             raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")
+        if not source.is_batch_end(at):
+            before, after = source.nearest_batch_ends(at)
+            raise BadRequest(
+                f"version {at} is inside the records of one command, deadline or host action; "
+                f"fork at the nearest batch end before it, {before}, or after it, {after}"
+            )
         header = source.header
         host_token = secrets.token_urlsafe(24)
         now = float(source.records[at - 1]["at"])  # the fork's clock starts where the origin stood
-        created = {key: header[key] for key in ("game", "players", "config", "seed", "rules_version")}
+        created = {key: header[key] for key in ("game", "players", "config", "rules_version")}
+        # The fork draws what the origin would have drawn, unless that seed was public once (the
+        # origin finished): then its dice would be known in advance, so it gets a new one.
+        created["seed"] = source.seed_at(at)
+        if source.seed_revealed(at):
+            created.update(seed=secrets.randbelow(2**53), reseeded=True)
         created.update(kind="created", host_token=token_hash(host_token), at=now, offset=self.clock.now() - now)
         created["origin"] = {"match_id": str(source.id), "version": at}
         why = cause("fork", origin=str(source.id), version=at)
@@ -786,6 +830,12 @@ def _rebuild(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
     for version, record in enumerate(records, start=1):
         _apply(live, version, record)
     return live
+
+
+def _check_expected(live: LiveMatch, expected_version: int | None) -> None:
+    """A host action issued against a version the match has moved on from (e.g. a duplicate) is refused."""
+    if expected_version is not None and expected_version != live.version:
+        raise Aborted(f"the match moved on: it is at version {live.version}, not {expected_version}; nothing was done")
 
 
 def _game_records(events: Sequence[Event], why: Mapping[str, Any], at: float, start: bool = False) -> list[Record]:

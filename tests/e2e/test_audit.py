@@ -68,7 +68,8 @@ def test_rollback_then_different_submissions_give_a_different_outcome_and_keep_b
     update = next(stream)
     stream.cancel()
     assert update.HasField("rolled_back_to") and update.rolled_back_to == mid_resolution
-    assert reply.status.awaiting == ["bob"]
+    assert reply.status.awaiting == ["bob"] and reply.status.paused
+    client.host_action(match_id, host, "resume", "bob picks again")
     client.submit(match_id, bob, text="pick 3")  # bob now ties: both score
     assert scores(client, match_id) == {"ann": 1, "bob": 1}
     history = client.history(match_id, host)
