@@ -29,12 +29,14 @@ from server.errors import (
     PermissionDenied,
     ResourceExhausted,
     Unauthenticated,
+    Unavailable,
 )
 from server.identities import HostKey
 from server.limits import Limits, check_command_text, check_reason, check_seat_name, cut, request_size
 from server.live import LiveMatch
 from server.matches import Accepted, Matches, receipt_at
 from server.paging import PageRequest
+from server.requests import request_tag
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,7 @@ ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
     (Aborted, grpc.StatusCode.ABORTED),
     (FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
     (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (DataLoss, grpc.StatusCode.DATA_LOSS),
 ]
 MAX_RECEIPTS = 1000  # per Verify request: the latest receipts prove the most
@@ -144,7 +147,13 @@ class MatchService:
             raise BadRequest("game is required")
         seed = request.seed if request.HasField("seed") else None
         created = await self.matches.create(
-            request.game, list(request.players), seed, request.config_json, _token(context), request.private
+            request.game,
+            list(request.players),
+            seed,
+            request.config_json,
+            _token(context),
+            request.private,
+            request_tag(request),
         )
         live = created.live
         return pb.CreateMatchResponse(
@@ -161,7 +170,7 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_seat_name(request.player, self.limits)
         token, version = await self.matches.join(
-            match_id, request.player, _token(context), request.invitation, request.reissue
+            match_id, request.player, _token(context), request.invitation, request.reissue, request_tag(request)
         )
         receipt = receipt_at(await self.matches.load(match_id), version)  # written records never change
         return pb.JoinMatchResponse(player_token=token, version=version, receipt=convert.receipt_message(receipt))
@@ -169,12 +178,14 @@ class MatchService:
     @_unary
     async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
         match_id = Matches.parse_id(request.match_id)
-        invitation, version = await self.matches.invite(match_id, request.player, _token(context))
-        return pb.InviteSeatResponse(invitation=invitation, version=version)
+        check_seat_name(request.player, self.limits)
+        invitation, version = await self.matches.invite(match_id, request.player, _token(context), request_tag(request))
+        receipt = receipt_at(await self.matches.load(match_id), version)
+        return pb.InviteSeatResponse(invitation=invitation, version=version, receipt=convert.receipt_message(receipt))
 
     @_unary
     async def CreateHostKey(self, request: pb.CreateHostKeyRequest, context: Any) -> pb.CreateHostKeyResponse:
-        key, secret = await self.matches.create_host_key(_token(context), request.name)
+        key, secret = await self.matches.create_host_key(_token(context), request.name, request_tag(request))
         return pb.CreateHostKeyResponse(key=self._host_key(key), host_key=secret)
 
     @_unary
@@ -215,7 +226,9 @@ class MatchService:
             live = await self.matches.load(match_id)
             command = convert.game_command(live.game, request.typed)
         expected = request.expected_version if request.HasField("expected_version") else None
-        accepted = await self.matches.submit(match_id, _token(context), request.player, text, command, expected)
+        accepted = await self.matches.submit(
+            match_id, _token(context), request.player, text, command, expected, request_tag(request)
+        )
         return _write_response(pb.SubmitResponse, accepted)
 
     @_unary
@@ -223,7 +236,9 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
         expected = request.expected_version if request.HasField("expected_version") else None
-        accepted = await self.matches.force_phase_end(match_id, _token(context), request.reason, expected)
+        accepted = await self.matches.force_phase_end(
+            match_id, _token(context), request.reason, expected, request_tag(request)
+        )
         return _write_response(pb.ForcePhaseEndResponse, accepted, await self._paused(match_id))
 
     @_unary
@@ -234,7 +249,7 @@ class MatchService:
             raise BadRequest(f"seconds is {request.seconds}: every number must be finite")
         expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.host_action(
-            match_id, _token(context), request.action, request.reason, request.seconds, expected
+            match_id, _token(context), request.action, request.reason, request.seconds, expected, request_tag(request)
         )
         return _write_response(pb.HostActionResponse, accepted, await self._paused(match_id))
 
@@ -247,7 +262,7 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
         accepted = await self.matches.rollback(
-            match_id, _token(context), request.to_version, request.reason, request.reopen
+            match_id, _token(context), request.to_version, request.reason, request.reopen, request_tag(request)
         )
         return _write_response(pb.RollbackResponse, accepted, paused=True)  # a rollback pauses the match
 
@@ -255,12 +270,16 @@ class MatchService:
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
-        live, host_token = await self.matches.fork(match_id, _token(context), request.at_version, request.reason)
+        created = await self.matches.fork(
+            match_id, _token(context), request.at_version, request.reason, request_tag(request)
+        )
+        live = created.live
         return pb.ForkResponse(
             match_id=str(live.id),
-            host_token=host_token,
+            host_token=created.host_token,
             version=live.version,
             seed=live.seed,
+            invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
             receipt=convert.receipt_message(receipt_at(live, live.version)),
         )
 

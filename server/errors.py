@@ -39,3 +39,7 @@ class DataLoss(ServerError):
 
 class StartupRefused(ServerError):
     """The server will not start on what it was given (an unreadable store file, a missing chain key)."""
+
+
+class Unavailable(ServerError):
+    """The server could not complete the request now (nothing was written); retrying may succeed."""

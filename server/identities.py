@@ -40,6 +40,7 @@ class Identities:
         self.records: list[Record] = []
         self.keys: dict[str, HostKey] = {}
         self._by_digest: dict[str, str] = {}
+        self.requests: dict[tuple[str, str], Record] = {}  # (caller, request_id) -> the record it wrote
 
     @property
     def version(self) -> int:
@@ -58,6 +59,9 @@ class Identities:
                 self._by_digest[key.digest] = key_id
             elif record["action"] == "revoked" and key_id in self.keys:
                 self.keys[key_id] = replace(self.keys[key_id], revoked=True, revoked_reason=str(record["reason"]))
+        request = record.get("request")
+        if request:
+            self.requests[(str(request["caller"]), str(request["id"]))] = record
         self.records.append(record)
 
     def by_secret_digest(self, digest: str) -> HostKey | None:

@@ -43,6 +43,8 @@ class LiveMatch:
     # The last version at which the match was finished (0: never). Whatever was public then (the seeds
     # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
     finished_last: int = 0
+    # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
+    requests: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @staticmethod
     def from_records(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
@@ -87,6 +89,13 @@ class LiveMatch:
         if not 1 <= version <= self.version:
             return False
         return version == self.version or self.starts_batch(self.records[version])
+
+    def batch_end_from(self, first: int) -> int:
+        """The last version of the batch that starts at `first`."""
+        version = first
+        while version < self.version and not self.starts_batch(self.records[version]):
+            version += 1
+        return version
 
     def batch_ends(self) -> list[int]:
         return [version for version in range(1, self.version + 1) if self.is_batch_end(version)]
@@ -153,6 +162,9 @@ class LiveMatch:
         elif kind == "host" and record.get("action") == "extend" and self.paused_at is not None:
             # Paused (say, after a rollback), the stopped clock is held back: the resume keeps the time.
             self.paused_at -= float(record["seconds"])
+        request = record.get("request")
+        if request:
+            self.requests[(str(request["caller"]), str(request["id"]))] = len(self.records) + 1
         self.records.append(record)
         self.states.append(state)
         if kind in ("game", "rollback") and self.game.status(state).finished:

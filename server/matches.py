@@ -15,7 +15,7 @@ import secrets
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -36,12 +36,14 @@ from server.errors import (
     PermissionDenied,
     ResourceExhausted,
     Unauthenticated,
+    Unavailable,
 )
-from server.identities import IDENTITIES_STREAM, HostKey, Identities, new_key
+from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, Identities, new_key
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
 from server.records import ChainKey, Receipt, Record, chain, needs_chain_keyed, token_hash
+from server.requests import RequestTag, derived_secret, same_body
 from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
 from server.store import EventStore, UnreadableRecord, VersionConflict
 from server.streams import StreamRegistry
@@ -49,6 +51,13 @@ from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# A write that loses an optimistic-concurrency race on a shared store is decided again on the caught-up
+# state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
+MAX_WRITE_ATTEMPTS = 5
+
+
+class LostRace(Aborted):
+    """Another process appended to the match first: nothing was written; decide again on fresh state."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,7 @@ class Matches:
         self.quotas = quotas
         self._by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)
         self._creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
+        self._created_by_request: dict[tuple[str, str], uuid.UUID] = {}  # (creator, request_id) -> match
         self.chain_key = chain_key
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
 
@@ -205,6 +215,9 @@ class Matches:
         key_id = live.header.get("host_key")
         if key_id and match_id not in self._by_host_key[key_id]:
             self._by_host_key[key_id].append(match_id)
+        request = live.header.get("request")
+        if request:
+            self._created_by_request[(str(request["caller"]), str(request["id"]))] = match_id
         return live
 
     def _quarantine(self, exc: UnreadableRecord, readable: list[Record]) -> DataLoss:
@@ -250,7 +263,7 @@ class Matches:
             await self._writer.append(live.id, live.version, stamped)
         except VersionConflict:
             self._cache.pop(live.id, None)  # another process wrote first: reload on next use
-            raise Aborted("another writer changed this match first; nothing was written, reload and retry") from None
+            raise LostRace("another writer changed this match first; nothing was written, reload and retry") from None
         first = live.version + 1
         for version, record in enumerate(stamped, start=first):
             if live.version < version:  # a catch-up from the store may have applied it already
@@ -343,6 +356,58 @@ class Matches:
     def _visible(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> list[tuple[int, Record]]:
         return [(version, live.visible_record(version, viewer)) for version, _ in written]
 
+    # --- idempotent writes (server/requests.py) -------------------------------------------------
+
+    def _secret(self, tag: RequestTag | None, *parts: str) -> str:
+        """A new secret: derived from the request id when there is one, so a retry gets it again."""
+        if tag is None:
+            return secrets.token_urlsafe(24)
+        return derived_secret(self.chain_key.secret, *parts, tag.request_id)
+
+    def caller_of(self, live: LiveMatch, token: str | None) -> str:
+        """Whose request this is, for request ids (the token was already checked by viewer_for)."""
+        if self.is_admin(token):
+            return "admin"
+        digest = token_hash(token or "")
+        if digest in live.tokens:
+            role, player = live.tokens[digest]
+            return "host" if role == "host" else f"seat:{player}"
+        key = self.identities.by_secret_digest(digest)
+        return f"key:{key.key_id}" if key is not None else "spectator"
+
+    def _replayed(self, live: LiveMatch, caller: str, tag: RequestTag | None, viewer: Viewer) -> Accepted | None:
+        """The original outcome of a request this caller already made, as the caller may see it now."""
+        if tag is None:
+            return None
+        first = live.requests.get((caller, tag.request_id))
+        if first is None:
+            return None
+        same_body(live.records[first - 1]["request"], tag)
+        last = live.batch_end_from(first)
+        rows = [(version, live.visible_record(version, viewer)) for version in range(first, last + 1)]
+        return Accepted(last, rows, live.status(), receipt_at(live, last))
+
+    @staticmethod
+    def _tagged(records: Sequence[Record], tag: RequestTag | None, caller: str) -> list[Record]:
+        """The batch with the request recorded on its first record."""
+        if tag is None or not records:
+            return list(records)
+        return [{**records[0], "request": tag.record(caller)}, *records[1:]]
+
+    async def _locked_write(self, match_id: uuid.UUID, act: Callable[[LiveMatch], Awaitable[T]]) -> T:
+        """Run a write under the match's lock; a lost race with another process is decided again."""
+        for _ in range(MAX_WRITE_ATTEMPTS):
+            async with self._locks[match_id]:
+                live = await self.load(match_id)
+                try:
+                    return await act(live)
+                except LostRace:
+                    log.info("match %s changed under a write in another process: deciding again", match_id)
+        raise Unavailable(
+            f"match {match_id} kept changing under this write ({MAX_WRITE_ATTEMPTS} attempts); nothing was "
+            "written: retry with the same request_id"
+        )
+
     # --- commands -------------------------------------------------------------------------------
 
     async def create(
@@ -353,8 +418,15 @@ class Matches:
         overrides_json: str,
         token: str | None = None,
         private: bool = False,
+        tag: RequestTag | None = None,
     ) -> Created:
         creator = self.creator(token)
+        if tag is not None:
+            if self.refresh_every is not None:
+                await self.discover()  # another process may have created it for this request
+            existing = self._created_by_request.get((creator, tag.request_id))
+            if existing is not None:
+                return self._created_again(await self.load(existing), tag)
         self._check_quota(creator)
         game = get_game(game_name)
         check_seat_names(players, self.limits)
@@ -367,9 +439,9 @@ class Matches:
         config["players"] = list(players)
         check_game_config(game.name, config, self.limits)
         seed = secrets.randbelow(2**53) if seed is None else seed
-        host_token = secrets.token_urlsafe(24)
-        invitations = {player: secrets.token_urlsafe(24) for player in players}
         live = LiveMatch(uuid.uuid4(), game)
+        host_token = self._secret(tag, str(live.id), "host")
+        invitations = {player: self._secret(tag, str(live.id), "invitation", player) for player in players}
         now = self.clock.now()
         created = {
             "kind": "created",
@@ -388,21 +460,50 @@ class Matches:
         start_events = self._decide(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))
         records = [created] + _game_records(start_events, cause("server", start=True), now, start=True)
         live = LiveMatch(live.id, game)
-        await self._append(live, records)
+        await self._append(live, self._tagged(records, tag, creator))
         self._cache[live.id] = live
         self._known.append(live.id)
         self._token_owner[token_hash(host_token)] = live.id
+        if tag is not None:
+            self._created_by_request[(creator, tag.request_id)] = live.id
         if creator != "admin":
             self._by_host_key[creator].append(live.id)
             self._creations[creator].append(time.monotonic())
         return Created(live, host_token, invitations)
 
+    def _created_again(self, live: LiveMatch, tag: RequestTag, body_checked: bool = False) -> Created:
+        """A retried CreateMatch or Fork: the same match, and the same secrets (derived from the request id)."""
+        if not body_checked:
+            same_body(live.header["request"], tag)
+        host_token = self._secret(tag, str(live.id), "host")
+        invitations = {player: self._secret(tag, str(live.id), "invitation", player) for player in live.players}
+        return Created(live, host_token, invitations)
+
     async def join(
-        self, match_id: uuid.UUID, player: str, token: str | None, invitation: str = "", reissue: bool = False
+        self,
+        match_id: uuid.UUID,
+        player: str,
+        token: str | None,
+        invitation: str = "",
+        reissue: bool = False,
+        tag: RequestTag | None = None,
     ) -> tuple[str, int]:
         """Claim a seat with its invitation, or (host or admin) fill it; returns the seat's new token."""
-        async with self._locks[match_id]:
-            live = await self.load(match_id)
+
+        async def act(live: LiveMatch) -> tuple[str, int]:
+            if not invitation:
+                if not token:
+                    raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
+                if not self.viewer_for(live, token).is_host:
+                    raise PermissionDenied(
+                        "joining needs the seat's invitation; only the host or admin fills a seat without one "
+                        "(one token acts for one seat)"
+                    )
+            # An invitation's retry is recognised by its body, which holds the invitation itself.
+            caller = f"invitation:{player}" if invitation else self.caller_of(live, token)
+            again = self._replayed(live, caller, tag, Viewer.of(player))
+            if again is not None:
+                return self._secret(tag, str(live.id), "seat", player, caller), again.version
             if player not in live.players:
                 raise InvalidConfig(f"{player!r} is not a seat of this match; seats: {', '.join(live.players)}")
             if invitation:
@@ -413,38 +514,41 @@ class Matches:
                     )
                 via = "invitation"
             else:
-                if not token:
-                    raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
-                if not self.viewer_for(live, token).is_host:
-                    raise PermissionDenied(
-                        "joining needs the seat's invitation; only the host or admin fills a seat without one "
-                        "(one token acts for one seat)"
-                    )
                 if seat_claimed(live.tokens, player) and not reissue:
                     raise FailedPrecondition(
                         f"{player}'s seat is claimed; set reissue to give it a new token (the old one stops working)"
                     )
                 via = "admin" if self.is_admin(token) else "host"
             replaced = seat_digests(live.tokens, player)
-            new_token = secrets.token_urlsafe(24)
+            new_token = self._secret(tag, str(live.id), "seat", player, caller)
             digest = token_hash(new_token)
             joined = {"kind": "joined", "player": player, "token": digest, "via": via, "at": self.now(live)}
-            await self._append(live, [joined])
+            await self._append(live, self._tagged([joined], tag, caller))
             self._token_owner[digest] = match_id
             self._credentials_replaced(replaced, f"{player}'s seat was given a new token")
             return new_token, live.version
 
-    async def invite(self, match_id: uuid.UUID, player: str, token: str | None) -> tuple[str, int]:
+        return await self._locked_write(match_id, act)
+
+    async def invite(
+        self, match_id: uuid.UUID, player: str, token: str | None, tag: RequestTag | None = None
+    ) -> tuple[str, int]:
         """Host or admin: a new invitation for a seat (any earlier one stops working)."""
-        async with self._locks[match_id]:
-            live = await self.load(match_id)
-            self.require_host(live, token)
+
+        async def act(live: LiveMatch) -> tuple[str, int]:
+            viewer = self.require_host(live, token)
+            caller = self.caller_of(live, token)
+            again = self._replayed(live, caller, tag, viewer)
+            if again is not None:
+                return self._secret(tag, str(live.id), "invited", player, caller), again.version
             if player not in live.players:
                 raise InvalidConfig(f"{player!r} is not a seat of this match; seats: {', '.join(live.players)}")
-            secret = secrets.token_urlsafe(24)
+            secret = self._secret(tag, str(live.id), "invited", player, caller)
             invited = {"kind": "invited", "player": player, "invitation": token_hash(secret), "at": self.now(live)}
-            await self._append(live, [invited])
+            await self._append(live, self._tagged([invited], tag, caller))
             return secret, live.version
+
+        return await self._locked_write(match_id, act)
 
     def _credentials_replaced(self, digests: Sequence[str], why: str) -> None:
         """A replaced or revoked credential's open streams end now (UNAUTHENTICATED, saying why)."""
@@ -460,21 +564,33 @@ class Matches:
             raise PermissionDenied("only the server's admin manages host keys")
 
     async def _append_identity(self, record: Record) -> None:
-        async with self._locks[IDENTITIES_STREAM]:
-            await self.refresh_identities()
-            stamped = chain(self.identities.last_hash, [record], self.chain_key)
-            try:
-                await self._writer.append(IDENTITIES_STREAM, self.identities.version, stamped)
-            except VersionConflict:
-                raise Aborted("another server process changed the host keys first; retry") from None
-            self.identities.apply(stamped[0])
+        for _ in range(MAX_WRITE_ATTEMPTS):
+            async with self._locks[IDENTITIES_STREAM]:
+                await self.refresh_identities()
+                stamped = chain(self.identities.last_hash, [record], self.chain_key)
+                try:
+                    await self._writer.append(IDENTITIES_STREAM, self.identities.version, stamped)
+                except VersionConflict:
+                    continue  # another server process changed the host keys first: catch up and write after
+                self.identities.apply(stamped[0])
+                return
+        raise Unavailable("the host keys kept changing under this write; nothing was written: retry")
 
-    async def create_host_key(self, token: str | None, name: str) -> tuple[HostKey, str]:
+    async def create_host_key(self, token: str | None, name: str, tag: RequestTag | None = None) -> tuple[HostKey, str]:
+        """A new host key; the secret is returned once (a retry with the request id gets it again)."""
         self.require_admin(token)
         if not name.strip():
             raise BadRequest("a host key needs a name (who it is for)")
+        await self.refresh_identities()
+        if tag is not None and (earlier := self.identities.requests.get(("admin", tag.request_id))) is not None:
+            same_body(earlier["request"], tag)
+            key_id = str(earlier["host_key_id"])
+            return self.identities.keys[key_id], KEY_PREFIX + self._secret(tag, "host-key", key_id)
         key_id, secret = new_key()
-        await self._append_identity(self.identities.created_record(key_id, name, secret, self.clock.now()))
+        if tag is not None:
+            secret = KEY_PREFIX + self._secret(tag, "host-key", key_id)
+        record = self.identities.created_record(key_id, name, secret, self.clock.now())
+        await self._append_identity(self._tagged([record], tag, "admin")[0])
         return self.identities.keys[key_id], secret
 
     async def list_host_keys(self, token: str | None) -> list[HostKey]:
@@ -511,17 +627,22 @@ class Matches:
         text: str | None,
         command: Any,
         expected_version: int | None,
+        tag: RequestTag | None = None,
     ) -> Accepted:
         if not token:
             raise Unauthenticated("submitting needs a player's token (authorization metadata)")
-        async with self._locks[match_id]:
-            live = await self.load(match_id)
+
+        async def act(live: LiveMatch) -> Accepted:
             viewer = self.viewer_for(live, token)
             if viewer.kind != "player" or viewer.player is None:
                 raise PermissionDenied("only a player submits commands; use that player's token")
             player = viewer.player
             if as_player and as_player != player:
                 raise PermissionDenied(f"this token is {player}'s; a player can act only as themself")
+            caller = f"seat:{player}"
+            again = self._replayed(live, caller, tag, viewer)
+            if again is not None:
+                return again
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(f"stale version: the match is at version {live.version}, not {expected_version}")
             if live.paused_at is not None:
@@ -529,30 +650,43 @@ class Matches:
             now = self.now(live)
             await self._expire_due(live, now)
             game, state = live.game, live.state
-            if text is not None:
-                command = self._decide(lambda: game.parse(state, player, text))
+            typed = self._decide(lambda: game.parse(state, player, text)) if text is not None else command
             events = self._decide(
-                lambda: rules.submit(game, state, player, command, rules.context(live.seed, live.game_version, now))
+                lambda: rules.submit(game, state, player, typed, rules.context(live.seed, live.game_version, now))
             )
-            written = await self._append(live, _game_records(events, cause(player, command, text), now))
+            batch = _game_records(events, cause(player, typed, text), now)
+            written = await self._append(live, self._tagged(batch, tag, caller))
             return Accepted(
                 live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
             )
 
+        return await self._locked_write(match_id, act)
+
     async def force_phase_end(
-        self, match_id: uuid.UUID, token: str | None, reason: str, expected_version: int | None = None
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        reason: str,
+        expected_version: int | None = None,
+        tag: RequestTag | None = None,
     ) -> Accepted:
-        async with self._locks[match_id]:
-            live = await self.load(match_id)
+        async def act(live: LiveMatch) -> Accepted:
             viewer = self.require_host(live, token)
+            caller = self.caller_of(live, token)
+            again = self._replayed(live, caller, tag, viewer)
+            if again is not None:
+                return again
             _check_expected(live, expected_version)
             if live.status().finished:
                 raise GameError("the match is over")
             now = self.now(live)
-            written = await self._timeout(live, now, cause("host", timeout=True, forced=True, reason=reason))
+            why = cause("host", timeout=True, forced=True, reason=reason)
+            written = await self._timeout(live, now, why, tag, caller)
             return Accepted(
                 live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
             )
+
+        return await self._locked_write(match_id, act)
 
     async def expire_due(self, match_id: uuid.UUID) -> int:
         """Apply every deadline that has passed (the ticker calls this); returns records written."""
@@ -570,15 +704,23 @@ class Matches:
             written += len(await self._timeout(live, deadline, cause("clock", timeout=True)))
         return written
 
-    async def _timeout(self, live: LiveMatch, at: float, why: dict[str, Any]) -> list[tuple[int, Record]]:
+    async def _timeout(
+        self, live: LiveMatch, at: float, why: dict[str, Any], tag: RequestTag | None = None, caller: str = ""
+    ) -> list[tuple[int, Record]]:
         game, state = live.game, live.state
         events = game.timeout(state, rules.context(live.seed, live.game_version, at))
         if not events:
             raise GameError(f"nothing to end in {live.status().phase}")
-        return await self._append(live, _game_records(events, why, at))
+        return await self._append(live, self._tagged(_game_records(events, why, at), tag, caller))
 
     async def rollback(
-        self, match_id: uuid.UUID, token: str | None, to: int, reason: str, reopen: bool = False
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        to: int,
+        reason: str,
+        reopen: bool = False,
+        tag: RequestTag | None = None,
     ) -> Accepted:
         """Retract everything after version `to` (kept in the log, marked) and pause the match there.
 
@@ -586,9 +728,13 @@ class Matches:
         resolution) awaits nobody and has no deadline. A finished match is reopened only on request,
         with a new recorded seed: its seed was public, so the dice after `to` would be known.
         """
-        async with self._locks[match_id]:
-            live = await self.load(match_id)
+
+        async def act(live: LiveMatch) -> Accepted:
             viewer = self.require_host(live, token)
+            caller = self.caller_of(live, token)
+            again = self._replayed(live, caller, tag, viewer)
+            if again is not None:
+                return again
             if not reason.strip():
                 raise BadRequest("a rollback needs a reason")
             if not live.started_version <= to < live.version:
@@ -615,10 +761,12 @@ class Matches:
             record.update(clock_to=clock_to, offset=self.clock.now() - clock_to, paused=True)
             if finished:
                 record.update(reopen=True, seed=secrets.randbelow(2**53))
-            written = await self._append(live, [record])
+            written = await self._append(live, self._tagged([record], tag, caller))
             return Accepted(
                 live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
             )
+
+        return await self._locked_write(match_id, act)
 
     async def host_action(
         self,
@@ -628,11 +776,16 @@ class Matches:
         reason: str,
         seconds: float = 0.0,
         expected_version: int | None = None,
+        tag: RequestTag | None = None,
     ) -> Accepted:
         """Pause, resume, extend or settle: an audited host record (all but settle move the match clock)."""
-        async with self._locks[match_id]:
-            live = await self.load(match_id)
+
+        async def act(live: LiveMatch) -> Accepted:
             viewer = self.require_host(live, token)
+            caller = self.caller_of(live, token)
+            again = self._replayed(live, caller, tag, viewer)
+            if again is not None:
+                return again
             _check_expected(live, expected_version)
             if live.status().finished and action != "settle":
                 raise GameError("the match is over")
@@ -657,47 +810,63 @@ class Matches:
                 record["offset"] = live.clock_offset + seconds  # the match clock is held back
             else:
                 raise BadRequest(f"unknown host action {action!r}")
-            written = await self._append(live, [record])
+            written = await self._append(live, self._tagged([record], tag, caller))
             return Accepted(
                 live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
             )
 
-    async def fork(self, match_id: uuid.UUID, token: str | None, at: int, reason: str = "") -> tuple[LiveMatch, str]:
-        source = await self.load(match_id)
-        viewer = self.require_host(source, token)
-        if not source.started_version <= at <= source.version:
-            raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")
-        if not source.is_batch_end(at):
-            before, after = source.nearest_batch_ends(at)
-            raise BadRequest(
-                f"version {at} is inside the records of one command, deadline or host action; "
-                f"fork at the nearest batch end before it, {before}, or after it, {after}"
+        return await self._locked_write(match_id, act)
+
+    async def fork(
+        self, match_id: uuid.UUID, token: str | None, at: int, reason: str = "", tag: RequestTag | None = None
+    ) -> Created:
+        """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
+
+        async def act(source: LiveMatch) -> Created:
+            viewer = self.require_host(source, token)
+            caller = self.caller_of(source, token)
+            again = self._replayed(source, caller, tag, viewer)
+            if again is not None:
+                forked = uuid.UUID(str(source.records[again.version - 1]["fork"]))
+                assert tag is not None  # a replay needs a request id
+                return self._created_again(await self.load(forked), tag, body_checked=True)
+            if not source.started_version <= at <= source.version:
+                raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")
+            if not source.is_batch_end(at):
+                before, after = source.nearest_batch_ends(at)
+                raise BadRequest(
+                    f"version {at} is inside the records of one command, deadline or host action; "
+                    f"fork at the nearest batch end before it, {before}, or after it, {after}"
+                )
+            live = LiveMatch(uuid.uuid4(), source.game)
+            host_token = self._secret(tag, str(live.id), "host")
+            invitations = {p: self._secret(tag, str(live.id), "invitation", p) for p in source.players}
+            header = source.header
+            now = float(source.records[at - 1]["at"])  # the fork's clock starts where the origin stood
+            created = {key: header[key] for key in ("game", "players", "config", "rules_version")}
+            # The fork draws what the origin would have drawn, unless that seed was public once (the
+            # origin finished): then its dice would be known in advance, so it gets a new one.
+            created["seed"] = source.seed_at(at)
+            if source.seed_revealed(at):
+                created.update(seed=secrets.randbelow(2**53), reseeded=True)
+            created.update(kind="created", host_token=token_hash(host_token), at=now, offset=self.clock.now() - now)
+            created["invitations"] = {p: token_hash(code) for p, code in invitations.items()}
+            created.update(host_key=header.get("host_key"), private=bool(header.get("private")))
+            created["origin"] = {"match_id": str(source.id), "version": at}
+            why = cause("fork", origin=str(source.id), version=at)
+            await self._append(
+                live, [created] + _game_records(effective_events(source.records, at), why, now, start=True)
             )
-        header = source.header
-        host_token = secrets.token_urlsafe(24)
-        now = float(source.records[at - 1]["at"])  # the fork's clock starts where the origin stood
-        created = {key: header[key] for key in ("game", "players", "config", "rules_version")}
-        # The fork draws what the origin would have drawn, unless that seed was public once (the
-        # origin finished): then its dice would be known in advance, so it gets a new one.
-        created["seed"] = source.seed_at(at)
-        if source.seed_revealed(at):
-            created.update(seed=secrets.randbelow(2**53), reseeded=True)
-        created.update(kind="created", host_token=token_hash(host_token), at=now, offset=self.clock.now() - now)
-        created["origin"] = {"match_id": str(source.id), "version": at}
-        why = cause("fork", origin=str(source.id), version=at)
-        records = [created] + _game_records(effective_events(source.records, at), why, now, start=True)
-        live = LiveMatch(uuid.uuid4(), source.game)
-        await self._append(live, records)
-        self._cache[live.id] = live
-        self._known.append(live.id)
-        self._token_owner[token_hash(host_token)] = live.id
-        async with self._locks[match_id]:  # the origin's own log says who forked it, where and why
-            source = await self.load(match_id)
+            self._cache[live.id] = live
+            self._known.append(live.id)
+            self._token_owner[token_hash(host_token)] = live.id
             by = "admin" if self.is_admin(token) else viewer.kind
             note: Record = {"kind": "host", "action": "fork", "by": by, "reason": reason, "fork": str(live.id)}
             note.update(at_version=at, at=self.now(source))
-            await self._append(source, [note])
-        return live, host_token
+            await self._append(source, self._tagged([note], tag, caller))
+            return Created(live, host_token, invitations)
+
+        return await self._locked_write(match_id, act)
 
     async def verify(self, match_id: uuid.UUID, token: str | None, receipts: Sequence[Receipt] = ()) -> dict[str, Any]:
         """Re-run every recorded decision through the current engine, check the hash chain (keyed under
