@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +13,9 @@ import grpc
 
 from matchserver.v1 import matchserver_pb2 as pb
 from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
+
+# Pauses before sending a write again while the server is unavailable (about 30 s in all).
+WRITE_RETRY_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,21 @@ class MatchClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _write(self, call: Any, request: Any, **kwargs: Any) -> Any:
+        """Send a write with a request_id (made here when the request has none) and, when the server
+        is unavailable (restarting, shutting down), send it again with the same id: the server then
+        returns the original outcome instead of writing twice."""
+        if not request.request_id:
+            request.request_id = uuid.uuid4().hex
+        for attempt, pause in enumerate((*WRITE_RETRY_PAUSES, None)):
+            try:
+                return call(request, **kwargs)
+            except grpc.RpcError as exc:
+                if pause is None or exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                time.sleep(pause * (1 + attempt * 0.1))
+        raise AssertionError("unreachable")
+
     @staticmethod
     def _auth(token: str | None) -> list[tuple[str, str]]:
         return [("authorization", f"Bearer {token}" if token else "Spectator")]
@@ -69,8 +89,8 @@ class MatchClient:
         )
         if seed is not None:
             request.seed = seed
-        response: pb.CreateMatchResponse = self.stub.CreateMatch(
-            request, metadata=self._host_auth(token), timeout=self.timeout
+        response: pb.CreateMatchResponse = self._write(
+            self.stub.CreateMatch, request, metadata=self._host_auth(token), timeout=self.timeout
         )
         return response
 
@@ -86,17 +106,22 @@ class MatchClient:
         """The whole response of a join: the player's token, the version and the receipt."""
         request = pb.JoinMatchRequest(match_id=match_id, player=player, invitation=invitation, reissue=reissue)
         metadata = self._auth(token) if invitation else self._host_auth(token)
-        response: pb.JoinMatchResponse = self.stub.JoinMatch(request, metadata=metadata, timeout=self.timeout)
+        response: pb.JoinMatchResponse = self._write(
+            self.stub.JoinMatch, request, metadata=metadata, timeout=self.timeout
+        )
         return response
 
     def invite(self, match_id: str, player: str, token: str | None = None) -> str:
         request = pb.InviteSeatRequest(match_id=match_id, player=player)
-        response = self.stub.InviteSeat(request, metadata=self._host_auth(token), timeout=self.timeout)
+        response = self._write(self.stub.InviteSeat, request, metadata=self._host_auth(token), timeout=self.timeout)
         return str(response.invitation)
 
     def create_host_key(self, name: str, token: str | None = None) -> pb.CreateHostKeyResponse:
-        response: pb.CreateHostKeyResponse = self.stub.CreateHostKey(
-            pb.CreateHostKeyRequest(name=name), metadata=self._host_auth(token), timeout=self.timeout
+        response: pb.CreateHostKeyResponse = self._write(
+            self.stub.CreateHostKey,
+            pb.CreateHostKeyRequest(name=name),
+            metadata=self._host_auth(token),
+            timeout=self.timeout,
         )
         return response
 
@@ -126,7 +151,9 @@ class MatchClient:
             request.typed.CopyFrom(typed)
         if expected_version is not None:
             request.expected_version = expected_version
-        response: pb.SubmitResponse = self.stub.Submit(request, metadata=self._auth(token), timeout=self.timeout)
+        response: pb.SubmitResponse = self._write(
+            self.stub.Submit, request, metadata=self._auth(token), timeout=self.timeout
+        )
         return response
 
     def force_phase_end(
@@ -136,8 +163,8 @@ class MatchClient:
         request = pb.ForcePhaseEndRequest(match_id=match_id, reason=reason)
         if expected_version is not None:
             request.expected_version = expected_version
-        response: pb.ForcePhaseEndResponse = self.stub.ForcePhaseEnd(
-            request, metadata=self._auth(token), timeout=self.timeout
+        response: pb.ForcePhaseEndResponse = self._write(
+            self.stub.ForcePhaseEnd, request, metadata=self._auth(token), timeout=self.timeout
         )
         return response
 
@@ -191,8 +218,8 @@ class MatchClient:
         request = pb.HostActionRequest(match_id=match_id, action=action, reason=reason, seconds=seconds)
         if expected_version is not None:
             request.expected_version = expected_version
-        response: pb.HostActionResponse = self.stub.HostAction(
-            request, metadata=self._auth(token), timeout=self.timeout
+        response: pb.HostActionResponse = self._write(
+            self.stub.HostAction, request, metadata=self._auth(token), timeout=self.timeout
         )
         return response
 
@@ -201,12 +228,16 @@ class MatchClient:
     ) -> pb.RollbackResponse:
         """Roll back to `to_version` (the match is then paused); `reopen` is needed for a finished match."""
         request = pb.RollbackRequest(match_id=match_id, to_version=to_version, reason=reason, reopen=reopen)
-        response: pb.RollbackResponse = self.stub.Rollback(request, metadata=self._auth(token), timeout=self.timeout)
+        response: pb.RollbackResponse = self._write(
+            self.stub.Rollback, request, metadata=self._auth(token), timeout=self.timeout
+        )
         return response
 
     def fork(self, match_id: str, token: str, at_version: int, reason: str = "") -> pb.ForkResponse:
         request = pb.ForkRequest(match_id=match_id, at_version=at_version, reason=reason)
-        response: pb.ForkResponse = self.stub.Fork(request, metadata=self._auth(token), timeout=self.timeout)
+        response: pb.ForkResponse = self._write(
+            self.stub.Fork, request, metadata=self._auth(token), timeout=self.timeout
+        )
         return response
 
     def verify(self, match_id: str, token: str | None, receipts: Iterable[pb.Receipt] = ()) -> pb.VerifyResponse:
