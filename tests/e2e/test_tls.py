@@ -92,7 +92,9 @@ def tls_server(tmp_path: Path, certificates: Certificates) -> Iterator[ServerThr
     running.stop()
 
 
-def test_a_client_that_trusts_the_authority_plays_over_tls(tls_server: ServerThread, certificates: Certificates) -> None:
+def test_a_client_that_trusts_the_authority_plays_over_tls(
+    tls_server: ServerThread, certificates: Certificates
+) -> None:
     port = tls_server.address.rsplit(":", 1)[1]
     with MatchClient(tls_server.address, tls=True, ca=certificates.ca) as client:  # IP:127.0.0.1
         match_id, host, ann, bob = seat_duel(client, seed=3)
