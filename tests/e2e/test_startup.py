@@ -19,7 +19,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
-from tests.e2e.test_tls import make_certificates
+from server.main import shown_store
+from tests.support.certificates import make_certificates
 from tests.support.server import ServerThread
 
 MATCHSERVER = str(Path(sys.executable).parent / "matchserver")
@@ -176,3 +177,10 @@ def test_no_token_reaches_the_server_log(tmp_path: Path, children: list[Child]) 
     assert "INFO root: matchserver on port" in written  # the log was captured, at INFO
     leaked = [name for name, secret in secrets.items() if secret in written]
     assert leaked == [], f"the server wrote these tokens: {leaked}"
+
+
+def test_a_store_password_is_not_shown_in_the_start_up_line() -> None:
+    assert shown_store("postgres:host=db user=u password=hunter2 dbname=d") == (
+        "postgres:host=db user=u password=*** dbname=d"
+    )
+    assert shown_store("postgres:host=db password='two words' dbname=d") == "postgres:host=db password=*** dbname=d"
