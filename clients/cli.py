@@ -1,8 +1,9 @@
 """`matchctl`: the host and player command line for matchserver.
 
-Every command that talks to a server takes --server (default 127.0.0.1:50051). Tokens it is given or
-creates are kept in a local credentials file and used by default, with the receipt of every write it
-makes (`matchctl verify MATCH --receipts` sends them: see docs/AUDIT.md).
+Every command that talks to a server takes --server (default 127.0.0.1:50051), and --tls [--ca FILE]
+for a server that serves TLS. Tokens it is given or creates are kept in a local credentials file and used
+by default, with the receipt of every write it makes (`matchctl verify MATCH --receipts` sends them: see
+docs/AUDIT.md); without TLS they are sent only to a loopback address, unless --insecure.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import grpc
 
 from clients.bots import bot_names, get_bot
-from clients.client import MatchClient
+from clients.client import CleartextCredentialError, MatchClient
 from clients.credentials import Credentials
 from clients.play import BotSeat, play
 from matchserver.v1 import matchserver_pb2 as pb
@@ -400,6 +401,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="matchctl", description=__doc__)
     parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
     parser.add_argument("--var", default="var", help="the server's data folder, for its admin token")
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (the system's trusted roots)")
+    parser.add_argument("--ca", help="PEM file of the certificate authority to trust (implies --tls)")
+    parser.add_argument(
+        "--insecure", action="store_true", help="send tokens in clear text to a non-loopback server anyway"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_match(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -525,12 +531,23 @@ def main(argv: list[str] | None = None) -> int:
     creds = Credentials()
     if args.command == "token":
         return cmd_token(args, creds)
-    with MatchClient(args.server, host_credential=creds.host_credential(args.server, args.var)) as client:
+    try:
+        ca = Path(args.ca).read_bytes() if args.ca else None
+    except OSError as exc:
+        print(f"matchctl: cannot read --ca {args.ca}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    host_credential = creds.host_credential(args.server, args.var)
+    with MatchClient(
+        args.server, tls=args.tls, ca=ca, insecure=args.insecure, host_credential=host_credential
+    ) as client:
         try:
             return COMMANDS[args.command](args, client, creds)
         except grpc.RpcError as exc:
             print(f"matchctl: {exc.code().name}: {exc.details()}", file=sys.stderr)
             return 1
+        except CleartextCredentialError as exc:
+            print(f"matchctl: {exc}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

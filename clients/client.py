@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
 import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -31,16 +34,75 @@ class State:
     clock: float = 0.0
 
 
-class MatchClient:
-    """`host_credential` (the admin token or a host key) is used where a call names no token and needs
-    one to create matches, fill seats, list matches or manage host keys; reads without a token are made
-    as a spectator (`authorization: Spectator`)."""
+class CleartextCredentialError(Exception):
+    """A token would have crossed the network unencrypted; nothing was sent."""
 
-    def __init__(self, address: str, timeout: float = 30.0, host_credential: str | None = None) -> None:
+
+def target_host(target: str) -> str:
+    """The host of `HOST:PORT`, `[V6]:PORT`, a bare IPv6 address, or HOST."""
+    if target.startswith("["):
+        return target[1:].split("]", 1)[0]
+    if target.count(":") > 1:
+        return target  # a bare IPv6 address: no port
+    return target.rsplit(":", 1)[0]
+
+
+def is_loopback_host(host: str) -> bool:
+    """127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and `localhost`; other names may resolve anywhere.
+    (The server has its own copy in server/startup.py: clients never import the server.)"""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+def is_loopback_target(target: str) -> bool:
+    """Whether a gRPC target stays on this machine: a loopback host (also as dns:///, ipv4:, ipv6: target,
+    every address of a list), or a unix socket."""
+    if target.startswith(("unix:", "unix-abstract:")):
+        return True
+    for scheme in ("ipv4:", "ipv6:"):
+        if target.startswith(scheme):
+            return all(is_loopback_host(target_host(part)) for part in target.removeprefix(scheme).split(","))
+    if target.startswith("dns:"):
+        target = target.removeprefix("dns:")
+        if target.startswith("//"):  # dns://[authority]/host:port
+            target = target[2:].partition("/")[2]
+    return is_loopback_host(target_host(target))
+
+
+class MatchClient:
+    """A client of one server. `tls=True` encrypts (with `ca`, a PEM file or its bytes, as the trusted
+    roots; the system's roots without it; `ca` alone implies TLS). Without TLS, a token is sent only to a
+    loopback address unless `insecure=True`: anything else raises CleartextCredentialError instead.
+    `host_credential` (the admin token or a host key) is used where a call names no token and needs one to
+    create matches, fill seats, list matches or manage host keys; reads without a token are made as a
+    spectator (`authorization: Spectator`)."""
+
+    def __init__(
+        self,
+        address: str,
+        timeout: float = 30.0,
+        tls: bool = False,
+        ca: str | os.PathLike[str] | bytes | None = None,
+        insecure: bool = False,
+        host_credential: str | None = None,
+    ) -> None:
         self.address = address
         self.timeout = timeout
         self.host_credential = host_credential
-        self.channel = grpc.insecure_channel(address)
+        self.tls = tls or ca is not None
+        self.insecure = insecure
+        if self.tls:
+            roots = ca if isinstance(ca, bytes) or ca is None else Path(ca).read_bytes()
+            self.channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=roots))
+        else:
+            self.channel = grpc.insecure_channel(address)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:
@@ -67,9 +129,17 @@ class MatchClient:
                 time.sleep(pause * (1 + attempt * 0.1))
         raise AssertionError("unreachable")
 
-    @staticmethod
-    def _auth(token: str | None) -> list[tuple[str, str]]:
-        return [("authorization", f"Bearer {token}" if token else "Spectator")]
+    def _auth(self, token: str | None) -> list[tuple[str, str]]:
+        """The authorization metadata (a spectator says so); checked before every call with a token."""
+        if not token:
+            return [("authorization", "Spectator")]
+        if not self.tls and not self.insecure and not is_loopback_target(self.address):
+            raise CleartextCredentialError(
+                f"refusing to send a token in clear text to {self.address}, which is not a loopback address: "
+                "connect with TLS (matchctl --tls, MatchClient(tls=True)) or allow plaintext explicitly "
+                "(matchctl --insecure, MatchClient(insecure=True))"
+            )
+        return [("authorization", f"Bearer {token}")]
 
     def _host_auth(self, token: str | None) -> list[tuple[str, str]]:
         return self._auth(token or self.host_credential)

@@ -19,6 +19,14 @@ from server.api import MatchService, service_handler
 from server.clock import Clock
 from server.limits import Limits
 from server.matches import HostQuotas, Matches
+from server.startup import (
+    EXCLUSIVE_PORT_OPTIONS,
+    bind,
+    refuse_plaintext_in_public,
+    secure_var_dir,
+    server_credentials,
+    tighten_sqlite_files,
+)
 from server.store import EventStore
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
@@ -39,6 +47,11 @@ class Settings:
     limits: Limits = field(default_factory=Limits)  # size and value limits on requests (server/limits.py)
     # The chain key file; required with PostgreSQL (every node the same), else VAR/chain.key is made.
     chain_key_file: str = ""
+    # TLS: PEM files of the server's certificate chain and its private key (both or neither).
+    tls_cert: str = ""
+    tls_key: str = ""
+    # Serve plaintext on a non-loopback address anyway (e.g. behind a proxy that terminates TLS).
+    insecure_public: bool = False
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -80,9 +93,17 @@ class Running:
 
 
 async def start_server(settings: Settings) -> Running:
-    """Start serving; returns the bound port (ask for port 0 in tests)."""
+    """Start serving; returns the bound port (ask for port 0 in tests). Raises server.startup.StartupError
+    when the settings cannot work or the address is taken, before the store is opened."""
+    credentials = server_credentials(settings.tls_cert, settings.tls_key)
+    refuse_plaintext_in_public(settings.address, credentials is not None, settings.insecure_public)
+    secure_var_dir(settings.var_dir)
+    server = grpc.aio.server(options=EXCLUSIVE_PORT_OPTIONS)
+    port = bind(server, settings.address, credentials)
+    tighten_sqlite_files(settings.store_url())  # before opening: a store written by an older release
     key = chainkey.for_store(settings.store_url(), settings.var_dir, settings.chain_key_file)
     store = EventStore(settings.store_url())
+    tighten_sqlite_files(settings.store_url())  # after: -wal and -shm appear when it opens
     shared = settings.store_url().startswith("postgres:")
     refresh = settings.refresh_every if settings.refresh_every is not None else (0.5 if shared else None)
     clock = settings.clock or Clock(settings.time_scale)
@@ -96,14 +117,10 @@ async def start_server(settings: Settings) -> Running:
         chain_key=key,
     )
     await matches.start()
-    server = grpc.aio.server()
     server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(settings.address)
-    if port == 0:
-        raise OSError(f"could not bind {settings.address}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

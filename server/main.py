@@ -1,4 +1,8 @@
-"""`matchserver`: run the server (SQLite under var/ by default; PostgreSQL by --store)."""
+"""`matchserver`: run the server (SQLite under var/ by default; PostgreSQL by --store).
+
+Plaintext is served on loopback addresses only, unless --insecure-public; elsewhere give --tls-cert and
+--tls-key. Exit codes: 2 for settings that cannot work, 1 when the address is taken.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,18 @@ import argparse
 import asyncio
 import logging
 import os
+import re
 import sys
 
 from server.app import Settings, start_server
 from server.errors import StartupRefused
+from server.startup import StartupError
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
-    parser = argparse.ArgumentParser(prog="matchserver", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="matchserver", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--address", default=os.environ.get("MATCHSERVER_ADDRESS", "127.0.0.1:50051"))
     parser.add_argument("--var", default=os.environ.get("MATCHSERVER_VAR", "var"), help="data folder")
     parser.add_argument(
@@ -28,6 +36,15 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="the key that chains match records (required with PostgreSQL: the same file on every node; "
         "default VAR/chain.key, created on first start)",
     )
+    parser.add_argument(
+        "--tls-cert", default=os.environ.get("MATCHSERVER_TLS_CERT", ""), help="PEM certificate chain: serve TLS"
+    )
+    parser.add_argument("--tls-key", default=os.environ.get("MATCHSERVER_TLS_KEY", ""), help="PEM private key")
+    parser.add_argument(
+        "--insecure-public",
+        action="store_true",
+        help="serve plaintext on a non-loopback address (only behind something that encrypts the traffic)",
+    )
     args = parser.parse_args(argv)
     return Settings(
         address=args.address,
@@ -35,14 +52,24 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         store=args.store,
         time_scale=args.time_scale,
         chain_key_file=args.chain_key_file,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        insecure_public=args.insecure_public,
     )
+
+
+def shown_store(url: str) -> str:
+    """The store URL as logged: a PostgreSQL password never reaches a log line."""
+    return re.sub(r"password=('[^']*'|\S+)", "password=***", url)
 
 
 async def serve(settings: Settings) -> None:
     running = await start_server(settings)
-    logging.info("matchserver on port %s, store %s", running.port, settings.store_url())
+    transport = "TLS" if settings.tls_cert else "plaintext"
+    store = shown_store(settings.store_url())
+    logging.info("matchserver on port %s (%s), store %s", running.port, transport, store)
     host = settings.address.rsplit(":", 1)[0]
-    print(f"matchserver listening on {host}:{running.port} (store {settings.store_url()})", flush=True)
+    print(f"matchserver listening on {host}:{running.port} ({transport}, store {store})", flush=True)
     try:
         await running.server.wait_for_termination()
     finally:
@@ -50,9 +77,15 @@ async def serve(settings: Settings) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # Everything the server creates (store, -wal, -shm, tokens) is for its owner only.
+    os.umask(0o077)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = parse_args(argv)
     try:
-        asyncio.run(serve(parse_args(argv)))
+        asyncio.run(serve(settings))
+    except StartupError as exc:
+        print(f"matchserver: {exc}", file=sys.stderr, flush=True)
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         pass
     except StartupRefused as exc:
