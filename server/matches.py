@@ -31,6 +31,7 @@ from server.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unaut
 from server.live import LiveMatch, cause, effective_events
 from server.records import Record, chain, token_hash
 from server.store import EventStore, VersionConflict
+from server.streams import StreamLimits, StreamRegistry
 from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ class Matches:
         admin_token: str | None = None,
         cache_size: int = 1024,
         refresh_every: float | None = None,
+        stream_limits: StreamLimits | None = None,
     ):
         # refresh_every: when other processes write to the same store, how stale a cached match may get
         # before a read catches up from the store (None: this process is the only writer).
@@ -67,6 +69,7 @@ class Matches:
         self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
         self._token_owner: dict[str, uuid.UUID] = {}
         self._known: list[uuid.UUID] = []
+        self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
 
     # --- plumbing -------------------------------------------------------------------------------
 
