@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 
 from server.app import Settings, start_server
 
@@ -25,14 +26,25 @@ def parse_args(argv: list[str] | None = None) -> Settings:
 
 
 async def serve(settings: Settings) -> None:
+    # grpc.aio installs no signal handlers: without these, SIGTERM would kill the process mid-call.
+    stop_signal: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        asyncio.get_running_loop().add_signal_handler(signum, _settle, stop_signal, signal.Signals(signum).name)
     running = await start_server(settings)
     logging.info("matchserver on port %s, store %s", running.port, settings.store_url())
     host = settings.address.rsplit(":", 1)[0]
     print(f"matchserver listening on {host}:{running.port} (store {settings.store_url()})", flush=True)
     try:
-        await running.server.wait_for_termination()
+        why = await stop_signal
+        logging.info("%s received: refusing new calls, ending streams, finishing calls in flight", why)
     finally:
-        await running.stop()
+        await running.stop(settings.shutdown_grace, reason=stop_signal.result() if stop_signal.done() else "stopped")
+    logging.info("matchserver stopped cleanly")
+
+
+def _settle(future: asyncio.Future[str], value: str) -> None:
+    if not future.done():
+        future.set_result(value)
 
 
 def main(argv: list[str] | None = None) -> None:
