@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,25 @@ import grpc
 
 from matchserver.v1 import matchserver_pb2 as pb
 from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
+
+# Trailing metadata on a stream the server ended on purpose: the last version it sent.
+RESUME_FROM = "matchserver-resume-from"
+# Keepalive pings on an idle connection: the server permits this interval (server.app CLIENT_KEEPALIVE_MS);
+# pinging more often than it permits gets the connection closed (too_many_pings).
+KEEPALIVE_TIME_MS = 60_000
+
+
+def channel_options() -> list[tuple[str, int]]:
+    return [
+        ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),  # keep pinging an idle stream (a quiet match)
+        # Reconnect soon after a server restart, so a resumed stream waits little.
+        ("grpc.initial_reconnect_backoff_ms", 200),
+        ("grpc.min_reconnect_backoff_ms", 200),
+        ("grpc.max_reconnect_backoff_ms", 2_000),
+    ]
 
 
 @dataclass(frozen=True)
@@ -30,7 +50,10 @@ class MatchClient:
     def __init__(self, address: str, timeout: float = 30.0) -> None:
         self.address = address
         self.timeout = timeout
-        self.channel = grpc.insecure_channel(address)
+        self.channel = grpc.insecure_channel(
+            address,
+            options=channel_options(),
+        )
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:
@@ -110,13 +133,18 @@ class MatchClient:
         return list(reply.events)
 
     def subscribe(
-        self, match_id: str, token: str | None = None, from_version: int = 0
-    ) -> Iterator[pb.SubscribeResponse]:
-        """Updates after `from_version`; resume after a disconnect with the last version seen."""
-        stream: Iterator[pb.SubscribeResponse] = self.stub.Subscribe(
-            pb.SubscribeRequest(match_id=match_id, from_version=from_version), metadata=self._auth(token)
-        )
-        return stream
+        self,
+        match_id: str,
+        token: str | None = None,
+        from_version: int = 0,
+        resume: bool = True,
+        on_resume: Callable[[int, str], None] | None = None,
+    ) -> Subscription:
+        """Updates after `from_version`. When the server ends the stream in a way that allows it
+        (UNAVAILABLE: shutdown, the stream's age, a slow reader, a restart) it is resumed from the
+        last version received, with no duplicate and no gap; a revoked credential (UNAUTHENTICATED)
+        raises. `on_resume(version, why)` is told of each resume."""
+        return Subscription(self, match_id, token, from_version, attempts=10 if resume else 0, on_resume=on_resume)
 
     def host_action(
         self, match_id: str, token: str, action: str, reason: str = "", seconds: float = 0.0
@@ -150,3 +178,81 @@ class MatchClient:
 
     def list_matches(self) -> list[pb.MatchSummary]:
         return list(self.stub.ListMatches(pb.ListMatchesRequest(), timeout=self.timeout).matches)
+
+
+class Subscription:
+    """A match's updates as an iterator that resumes by itself; cancel() ends it (the next read then
+    raises CANCELLED, like a plain gRPC stream)."""
+
+    def __init__(
+        self,
+        client: MatchClient,
+        match_id: str,
+        token: str | None,
+        from_version: int,
+        attempts: int = 10,
+        wait: float = 60.0,
+        on_resume: Callable[[int, str], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.token = token
+        self.from_version = from_version
+        self.attempts = attempts  # resumes in a row without an update in between
+        self.wait = wait  # how long to wait for the server to come back, per stream end
+        self.on_resume = on_resume
+        self.last_seen: int | None = None
+        self.resumes = 0
+        self._call: Any = None
+        self._cancelled = False
+
+    def __iter__(self) -> Subscription:
+        return self
+
+    def __next__(self) -> pb.SubscribeResponse:
+        failures = 0
+        while True:
+            if self._call is None:
+                self._call = self._open()
+            try:
+                update: pb.SubscribeResponse = next(self._call)
+            except grpc.RpcError as exc:
+                if self._cancelled or exc.code() != grpc.StatusCode.UNAVAILABLE or failures >= self.attempts:
+                    raise
+                failures += 1
+                self._call = None
+                self._resume(exc, failures)
+                continue
+            if self.last_seen is not None and update.event.version <= self.last_seen:
+                continue  # the server resent what it could not confirm was taken before the stream ended
+            self.last_seen = update.event.version
+            return update
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self._call is not None:
+            self._call.cancel()
+
+    def resume_version(self, ended: grpc.RpcError | None = None) -> int:
+        """Where to subscribe again: the last version received, else the server's trailer, else the start."""
+        if self.last_seen is not None:
+            return self.last_seen
+        for key, value in (ended.trailing_metadata() if ended is not None else None) or ():
+            if key == RESUME_FROM:
+                return int(value)
+        return self.from_version
+
+    def _open(self) -> Any:
+        request = pb.SubscribeRequest(match_id=self.match_id, from_version=self.resume_version())
+        return self.client.stub.Subscribe(request, metadata=MatchClient._auth(self.token))
+
+    def _resume(self, ended: grpc.RpcError, failures: int) -> None:
+        self.from_version = self.resume_version(ended)
+        time.sleep(min(2.0, 0.05 * 2**failures))  # back off: the server may be restarting
+        try:
+            grpc.channel_ready_future(self.client.channel).result(timeout=self.wait)
+        except grpc.FutureTimeoutError:
+            raise ended from None
+        self.resumes += 1
+        if self.on_resume is not None:
+            self.on_resume(self.from_version, ended.details() or ended.code().name)
