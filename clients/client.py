@@ -219,7 +219,8 @@ class Subscription:
             except grpc.RpcError as exc:
                 if self._cancelled or exc.code() != grpc.StatusCode.UNAVAILABLE or failures >= self.attempts:
                     raise
-                failures += 1
+                # An end with the trailer came from a live server (shutdown, age, slow reader): not a failure.
+                failures = 0 if _resume_trailer(exc) is not None else failures + 1
                 self._call = None
                 self._resume(exc, failures)
                 continue
@@ -237,10 +238,8 @@ class Subscription:
         """Where to subscribe again: the last version received, else the server's trailer, else the start."""
         if self.last_seen is not None:
             return self.last_seen
-        for key, value in (ended.trailing_metadata() if ended is not None else None) or ():
-            if key == RESUME_FROM:
-                return int(value)
-        return self.from_version
+        trailer = _resume_trailer(ended) if ended is not None else None
+        return self.from_version if trailer is None else trailer
 
     def _open(self) -> Any:
         request = pb.SubscribeRequest(match_id=self.match_id, from_version=self.resume_version())
@@ -256,3 +255,10 @@ class Subscription:
         self.resumes += 1
         if self.on_resume is not None:
             self.on_resume(self.from_version, ended.details() or ended.code().name)
+
+
+def _resume_trailer(ended: grpc.RpcError) -> int | None:
+    for key, value in ended.trailing_metadata() or ():
+        if key == RESUME_FROM:
+            return int(value)
+    return None

@@ -265,13 +265,20 @@ class MatchService:
                     break
                 update = self._update(live, viewer, version, last)
                 try:
-                    await asyncio.wait_for(context.write(update), limits.write_timeout)
+                    # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream
+                    # the client closed while the write completed, leaving a handler that never ends.
+                    async with asyncio.timeout(limits.write_timeout):
+                        await context.write(update)
                 except TimeoutError:
                     return StreamEnd(
                         f"the client did not take update {version} within {limits.write_timeout:g} s "
                         f"(StreamLimits.write_timeout); subscribe again from version {sent}",
                         revoked=False,
                     ), sent
+                except Exception:
+                    if context.cancelled():  # the client closed the stream while a write was under way
+                        raise asyncio.CancelledError() from None
+                    raise
                 sent = version
             if stream.ending.done():
                 return stream.ending.result(), sent
