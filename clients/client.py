@@ -203,8 +203,8 @@ class Subscription:
         self.on_resume = on_resume
         self.last_seen: int | None = None
         self.resumes = 0
-        self._call: Any = None
         self._cancelled = False
+        self._call: Any = self._open()  # the stream starts now, as a plain gRPC stream would
 
     def __iter__(self) -> Subscription:
         return self

@@ -3,6 +3,7 @@ Each ends with the `matchserver-resume-from` trailer; MatchClient.subscribe resu
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -11,7 +12,10 @@ from pathlib import Path
 import grpc
 import pytest
 
+from clients import cli
+from clients.bots import bot_names, get_bot
 from clients.client import KEEPALIVE_TIME_MS, RESUME_FROM, MatchClient, Subscription
+from clients.play import BotSeat, play
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import ConnectionLimits, Settings
 from server.records import token_hash
@@ -188,3 +192,65 @@ def test_the_client_pings_no_more_often_than_the_server_permits() -> None:
     assert limits.keepalive_permit_without_calls  # our client pings idle connections too
     assert KEEPALIVE_TIME_MS >= limits.min_recv_ping_interval_without_data_ms
     assert ("grpc.so_reuseport", 0) in limits.options()
+
+
+def end_all_streams(server: ServerThread) -> int:
+    async def end() -> int:
+        assert server.running is not None
+        return server.running.matches.streams.end_all("a test")
+
+    return server.run(end())
+
+
+def test_matchctl_watch_resumes_when_the_server_ends_its_stream(
+    start: Callable[[StreamLimits], ServerThread], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = start(StreamLimits())
+    client = MatchClient(server.address)
+    match_id, host, ann, bob = seat_duel(client, seed=7)
+    args = ["--server", server.address, "--var", server.settings.var_dir, "watch", match_id, "--as", "spectator"]
+    codes: list[int] = []
+    watch = threading.Thread(target=lambda: codes.append(cli.main([*args, "--until-finished"])))
+    watch.start()
+    wait_until(lambda: open_streams(server) == 1, "watch is following the match")
+    assert end_all_streams(server) == 1
+    out = err = ""
+    while "resumed" not in err:
+        wait_until(lambda: watch.is_alive(), "watch is still running")
+        captured = capsys.readouterr()
+        out, err = out + captured.out, err + captured.err
+        time.sleep(0.01)
+    for _ in range(3):
+        client.submit(match_id, ann, text="pick 2")
+        client.submit(match_id, bob, text="pick 1")
+    watch.join(WAIT)
+    out += capsys.readouterr().out
+    lines = out.splitlines()
+    assert codes == [0] and "Finished" in lines[-1]
+    assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))  # no gap, no duplicate
+    assert "shutting down (a test)" in err and "resumed after version 4" in err
+    client.close()
+
+
+def test_the_bot_loop_carries_on_when_the_server_ends_its_stream(start: Callable[[StreamLimits], ServerThread]) -> None:
+    server = start(StreamLimits())
+    client = MatchClient(server.address)
+    players = ["a", "b", "c", "d", "e"]
+    created = client.create("mining", players, seed=8)
+    rng = random.Random(8)
+    seats = {
+        player: BotSeat(player, client.join(created.match_id, player), get_bot("mining", bot_names("mining")[0]), rng)
+        for player in players
+    }
+    lines: list[str] = []
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if len(lines) == 1:  # end the loop's own stream under its feet
+            wait_until(lambda: open_streams(server) == 1, "the bot loop follows the match")
+            assert end_all_streams(server) == 1
+
+    final = play(client, created.match_id, created.host_token, seats, log=log)
+    assert final.status.finished
+    assert any(line.startswith("-- the stream resumed") and "shutting down (a test)" in line for line in lines)
+    client.close()
