@@ -180,9 +180,14 @@ async def start_server(settings: Settings) -> Running:
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(settings.address)
+    try:
+        port = server.add_insecure_port(settings.address)
+    except RuntimeError:  # grpcio raises this when nothing could bind (e.g. the port is taken)
+        port = 0
     if port == 0:
-        raise OSError(f"could not bind {settings.address}")
+        await matches.close()
+        store.close()
+        raise OSError(f"could not bind {settings.address}: is another server using it?")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> None:
         asyncio.run(serve(parse_args(argv)))
     except KeyboardInterrupt:
         pass
+    except OSError as exc:  # e.g. the address is taken: say so, without a traceback
+        raise SystemExit(f"matchserver: {exc}") from None
 
 
 if __name__ == "__main__":

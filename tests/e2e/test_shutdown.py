@@ -212,3 +212,14 @@ def test_a_subscription_resumes_across_a_restart_on_the_same_port(start: Callabl
     assert resumed and "shutting down" in resumed[0][1]
     assert restarted.stop() == 0
     client.close()
+
+
+def test_a_second_server_cannot_take_a_port_in_use(start: Callable[..., Server], tmp_path: Path) -> None:
+    """gRPC would share the port (SO_REUSEPORT) and clients would reach either server at random."""
+    server = start()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MATCHSERVER_")}
+    command = [str(MATCHSERVER), "--address", server.address, "--var", str(tmp_path / "other")]
+    second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=WAIT)
+    assert second.returncode != 0 and "listening" not in second.stdout
+    assert f"could not bind {server.address}" in second.stderr
+    assert server.stop() == 0
