@@ -181,8 +181,8 @@ class MatchClient:
 
 
 class Subscription:
-    """A match's updates as an iterator that resumes by itself; cancel() ends it (the next read then
-    raises CANCELLED, like a plain gRPC stream)."""
+    """A match's updates as an iterator that resumes by itself. cancel() ends it: the next read raises
+    CANCELLED like a plain gRPC stream (or the iteration stops, if it was between two streams)."""
 
     def __init__(
         self,
@@ -213,7 +213,11 @@ class Subscription:
         failures = 0
         while True:
             if self._call is None:
+                if self._cancelled:  # cancelled while it was resuming: the iteration ends
+                    raise StopIteration
                 self._call = self._open()
+                if self._cancelled:  # cancel() ran while the call was being opened
+                    self._call.cancel()
             try:
                 update: pb.SubscribeResponse = next(self._call)
             except grpc.RpcError as exc:
