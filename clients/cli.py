@@ -158,7 +158,8 @@ def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credential
 
 def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     try:
-        for update in client.subscribe(args.match, _token(args, creds, args.match), args.from_version):
+        updates = client.subscribe(args.match, _token(args, creds, args.match), args.from_version, on_resume=_resumed)
+        for update in updates:
             event = update.event
             print(f"{event.version:5d} {event.kind:8s} {event.type} {event.json}", flush=True)
             if update.HasField("rolled_back_to"):
@@ -168,6 +169,11 @@ def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials)
     except KeyboardInterrupt:
         return 0
     return 0
+
+
+def _resumed(version: int, why: str) -> None:
+    """The server ended the stream (a restart, the stream's age): watch goes on after `version`."""
+    print(f"matchctl: the stream ended ({why}); resumed after version {version}", file=sys.stderr, flush=True)
 
 
 def cmd_list(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:

@@ -7,7 +7,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,24 @@ from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
 
 # Pauses before sending a write again while the server is unavailable (about 30 s in all).
 WRITE_RETRY_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+# Trailing metadata on a stream the server ended on purpose: the last version it sent.
+RESUME_FROM = "matchserver-resume-from"
+# Keepalive pings on an idle connection: the server permits this interval (server.app CLIENT_KEEPALIVE_MS);
+# pinging more often than it permits gets the connection closed (too_many_pings).
+KEEPALIVE_TIME_MS = 60_000
+
+
+def channel_options() -> list[tuple[str, int]]:
+    return [
+        ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),  # keep pinging an idle stream (a quiet match)
+        # Reconnect soon after a server restart, so a resumed stream waits little.
+        ("grpc.initial_reconnect_backoff_ms", 200),
+        ("grpc.min_reconnect_backoff_ms", 200),
+        ("grpc.max_reconnect_backoff_ms", 2_000),
+    ]
 
 
 @dataclass(frozen=True)
@@ -100,9 +118,10 @@ class MatchClient:
         self.insecure = insecure
         if self.tls:
             roots = ca if isinstance(ca, bytes) or ca is None else Path(ca).read_bytes()
-            self.channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=roots))
+            credentials = grpc.ssl_channel_credentials(root_certificates=roots)
+            self.channel = grpc.secure_channel(address, credentials, options=channel_options())
         else:
-            self.channel = grpc.insecure_channel(address)
+            self.channel = grpc.insecure_channel(address, options=channel_options())
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:
@@ -268,13 +287,18 @@ class MatchClient:
                 return events
 
     def subscribe(
-        self, match_id: str, token: str | None = None, from_version: int = 0
-    ) -> Iterator[pb.SubscribeResponse]:
-        """Updates after `from_version`; resume after a disconnect with the last version seen."""
-        stream: Iterator[pb.SubscribeResponse] = self.stub.Subscribe(
-            pb.SubscribeRequest(match_id=match_id, from_version=from_version), metadata=self._auth(token)
-        )
-        return stream
+        self,
+        match_id: str,
+        token: str | None = None,
+        from_version: int = 0,
+        resume: bool = True,
+        on_resume: Callable[[int, str], None] | None = None,
+    ) -> Subscription:
+        """Updates after `from_version`. When the server ends the stream in a way that allows it
+        (UNAVAILABLE: shutdown, the stream's age, a slow reader, a restart) it is resumed from the
+        last version received, with no duplicate and no gap; a revoked credential (UNAUTHENTICATED)
+        raises. `on_resume(version, why)` is told of each resume."""
+        return Subscription(self, match_id, token, from_version, attempts=10 if resume else 0, on_resume=on_resume)
 
     def host_action(
         self,
@@ -343,3 +367,91 @@ class MatchClient:
             page_token = reply.next_page_token
             if not page_token:
                 return matches
+
+
+class Subscription:
+    """A match's updates as an iterator that resumes by itself. cancel() ends it: the next read raises
+    CANCELLED like a plain gRPC stream (or the iteration stops, if it was between two streams)."""
+
+    def __init__(
+        self,
+        client: MatchClient,
+        match_id: str,
+        token: str | None,
+        from_version: int,
+        attempts: int = 10,
+        wait: float = 60.0,
+        on_resume: Callable[[int, str], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.token = token
+        self.from_version = from_version
+        self.attempts = attempts  # resumes in a row without an update in between
+        self.wait = wait  # how long to wait for the server to come back, per stream end
+        self.on_resume = on_resume
+        self.last_seen: int | None = None
+        self.resumes = 0
+        self._cancelled = False
+        self._call: Any = self._open()  # the stream starts now, as a plain gRPC stream would
+
+    def __iter__(self) -> Subscription:
+        return self
+
+    def __next__(self) -> pb.SubscribeResponse:
+        failures = 0
+        while True:
+            if self._call is None:
+                if self._cancelled:  # cancelled while it was resuming: the iteration ends
+                    raise StopIteration
+                self._call = self._open()
+                if self._cancelled:  # cancel() ran while the call was being opened
+                    self._call.cancel()
+            try:
+                update: pb.SubscribeResponse = next(self._call)
+            except grpc.RpcError as exc:
+                if self._cancelled or exc.code() != grpc.StatusCode.UNAVAILABLE or failures >= self.attempts:
+                    raise
+                # An end with the trailer came from a live server (shutdown, age, slow reader): not a failure.
+                failures = 0 if _resume_trailer(exc) is not None else failures + 1
+                self._call = None
+                self._resume(exc, failures)
+                continue
+            if self.last_seen is not None and update.event.version <= self.last_seen:
+                continue  # the server resent what it could not confirm was taken before the stream ended
+            self.last_seen = update.event.version
+            return update
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self._call is not None:
+            self._call.cancel()
+
+    def resume_version(self, ended: grpc.RpcError | None = None) -> int:
+        """Where to subscribe again: the last version received, else the server's trailer, else the start."""
+        if self.last_seen is not None:
+            return self.last_seen
+        trailer = _resume_trailer(ended) if ended is not None else None
+        return self.from_version if trailer is None else trailer
+
+    def _open(self) -> Any:
+        request = pb.SubscribeRequest(match_id=self.match_id, from_version=self.resume_version())
+        return self.client.stub.Subscribe(request, metadata=self.client._auth(self.token))
+
+    def _resume(self, ended: grpc.RpcError, failures: int) -> None:
+        self.from_version = self.resume_version(ended)
+        time.sleep(min(2.0, 0.05 * 2**failures))  # back off: the server may be restarting
+        try:
+            grpc.channel_ready_future(self.client.channel).result(timeout=self.wait)
+        except grpc.FutureTimeoutError:
+            raise ended from None
+        self.resumes += 1
+        if self.on_resume is not None:
+            self.on_resume(self.from_version, ended.details() or ended.code().name)
+
+
+def _resume_trailer(ended: grpc.RpcError) -> int | None:
+    for key, value in ended.trailing_metadata() or ():
+        if key == RESUME_FROM:
+            return int(value)
+    return None

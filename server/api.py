@@ -6,17 +6,20 @@ so a malformed protobuf becomes INVALID_ARGUMENT instead of the library's INTERN
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import math
+import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError, Message
 
+from engine.contract import Viewer
 from engine.errors import AlreadySubmitted, GameError, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
 from matchserver.v1 import matchserver_pb2 as pb
 from server import convert
@@ -36,7 +39,9 @@ from server.limits import Limits, check_command_text, check_reason, check_seat_n
 from server.live import LiveMatch
 from server.matches import Accepted, Matches, receipt_at
 from server.paging import PageRequest
+from server.records import token_hash
 from server.requests import request_tag
+from server.streams import RESUME_FROM, OpenStream, StreamEnd, TooManyStreams
 
 log = logging.getLogger(__name__)
 
@@ -353,35 +358,85 @@ class MatchService:
             )
         return pb.ListMatchesResponse(matches=summaries, next_page_token=next_token)
 
-    async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SubscribeResponse]:
+    async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> None:
+        """Stream a match's updates after from_version. A stream the server ends on purpose (a revoked
+        credential, shutdown, its maximum age, a slow reader) carries the RESUME_FROM trailer."""
         if isinstance(request, MalformedRequest):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
             match_id = Matches.parse_id(request.match_id)
-            live, viewer, _ = await self.matches.state(match_id, _token(context), None)
+            token = _token(context)
+            live, viewer, _ = await self.matches.state(match_id, token, None)
             if request.from_version < 0:
                 raise BadRequest("from_version must be 0 or more")
         except Exception as exc:
             await _abort_for(exc, context, self.limits)
             return
-        sent = min(request.from_version, live.version)
+        registry = self.matches.streams
+        try:
+            stream = registry.open(match_id, token_hash(token) if token else None)
+        except TooManyStreams as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        try:
+            end, sent = await self._follow(stream, viewer, min(request.from_version, live.version), context)
+        finally:
+            registry.close(stream)
+        code = grpc.StatusCode.UNAUTHENTICATED if end.revoked else grpc.StatusCode.UNAVAILABLE
+        await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
+
+    async def _follow(
+        self, stream: OpenStream, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
+    ) -> tuple[StreamEnd, int]:
+        """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
+        limits = self.matches.streams.limits
         while True:
-            live = await self.matches.load(match_id)
-            if live.version > sent:
-                last = live.version
-                for version in range(sent + 1, last + 1):
-                    record = live.records[version - 1]
-                    update = pb.SubscribeResponse(
-                        event=convert.event_message(version, live.visible_record(version, viewer))
-                    )
-                    if record["kind"] == "rollback":
-                        update.rolled_back_to = int(record["to"])
-                    if version == last:
-                        update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
-                        update.status.CopyFrom(convert.status_message(live.status(version)))
-                    yield update
-                sent = last
-            await self.matches.wait_for_change(match_id, sent, timeout=min(5.0, self.matches.refresh_every or 5.0))
+            live = await self.matches.load(stream.match_id)
+            last = live.version
+            for version in range(sent + 1, last + 1):
+                if stream.ending.done():  # a revoked credential gets not one more update
+                    break
+                update = self._update(live, viewer, version, last)
+                try:
+                    # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream
+                    # the client closed while the write completed, leaving a handler that never ends.
+                    async with asyncio.timeout(limits.write_timeout):
+                        await context.write(update)
+                except TimeoutError:
+                    return StreamEnd(
+                        f"the client did not take update {version} within {limits.write_timeout:g} s "
+                        f"(StreamLimits.write_timeout); subscribe again from version {sent}",
+                        revoked=False,
+                    ), sent
+                except Exception:
+                    if context.cancelled():  # the client closed the stream while a write was under way
+                        raise asyncio.CancelledError() from None
+                    raise
+                sent = version
+            if stream.ending.done():
+                return stream.ending.result(), sent
+            age_left = stream.opened_at + limits.max_age - time.monotonic()
+            if age_left <= 0:
+                return StreamEnd(
+                    f"this stream reached its maximum age of {limits.max_age:g} s (StreamLimits.max_age); "
+                    f"subscribe again from version {sent}",
+                    revoked=False,
+                ), sent
+            wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
+            changed = asyncio.ensure_future(self.matches.wait_for_change(stream.match_id, sent, timeout=wait))
+            try:
+                await asyncio.wait((changed, stream.ending), return_when=asyncio.FIRST_COMPLETED)
+            finally:  # also when the client goes away and this handler is cancelled
+                changed.cancel()
+
+    def _update(self, live: LiveMatch, viewer: Viewer, version: int, last: int) -> pb.SubscribeResponse:
+        record = live.records[version - 1]
+        update = pb.SubscribeResponse(event=convert.event_message(version, live.visible_record(version, viewer)))
+        if record["kind"] == "rollback":
+            update.rolled_back_to = int(record["to"])
+        if version == last:
+            update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
+            update.status.CopyFrom(convert.status_message(live.status(version)))
+        return update
 
 
 def _results_json(live: LiveMatch, version: int) -> str:

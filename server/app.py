@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
+import logging
 import os
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,8 +31,43 @@ from server.startup import (
     tighten_sqlite_files,
 )
 from server.store import EventStore
+from server.streams import StreamLimits
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+log = logging.getLogger(__name__)
+
+# The keepalive interval of our own client (clients/client.py KEEPALIVE_TIME_MS): the server must
+# permit pings this often, or it answers them with a too_many_pings GOAWAY.
+CLIENT_KEEPALIVE_MS = 60_000
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """gRPC server options: how many calls a connection carries, how long it lives, keepalive."""
+
+    max_concurrent_streams: int = 100  # calls at once on one connection
+    max_connection_idle_ms: int = 15 * 60_000
+    max_connection_age_ms: int = 60 * 60_000  # then GOAWAY: the client reconnects (spreads load)
+    max_connection_age_grace_ms: int = 5 * 60_000  # calls still open then are cut
+    keepalive_time_ms: int = 5 * 60_000  # the server pings an idle client this often...
+    keepalive_timeout_ms: int = 20_000  # ...and drops it without an answer within this
+    # Client pings: allowed without calls, and as often as our client sends them (half its interval).
+    keepalive_permit_without_calls: bool = True
+    min_recv_ping_interval_without_data_ms: int = CLIENT_KEEPALIVE_MS // 2
+    max_ping_strikes: int = 2
+
+    def options(self) -> list[tuple[str, int]]:
+        return [
+            ("grpc.max_concurrent_streams", self.max_concurrent_streams),
+            ("grpc.max_connection_idle_ms", self.max_connection_idle_ms),
+            ("grpc.max_connection_age_ms", self.max_connection_age_ms),
+            ("grpc.max_connection_age_grace_ms", self.max_connection_age_grace_ms),
+            ("grpc.keepalive_time_ms", self.keepalive_time_ms),
+            ("grpc.keepalive_timeout_ms", self.keepalive_timeout_ms),
+            ("grpc.keepalive_permit_without_calls", int(self.keepalive_permit_without_calls)),
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", self.min_recv_ping_interval_without_data_ms),
+            ("grpc.http2.max_ping_strikes", self.max_ping_strikes),
+        ]
 
 
 @dataclass
@@ -52,6 +90,10 @@ class Settings:
     tls_key: str = ""
     # Serve plaintext on a non-loopback address anyway (e.g. behind a proxy that terminates TLS).
     insecure_public: bool = False
+    streams: StreamLimits = field(default_factory=StreamLimits)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    # On SIGTERM/SIGINT: how long calls in flight may take to finish before they are cancelled.
+    shutdown_grace: float = 10.0
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -77,6 +119,36 @@ async def cancelled_quietly(task: asyncio.Task[Any]) -> None:
         pass
 
 
+class CallCounter(grpc.aio.ServerInterceptor):
+    """Counts the unary calls in flight, so a shutdown can say how many it let finish or cut."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.cancelled = 0
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        inner = getattr(handler, "unary_unary", None)
+        if inner is None or not inspect.iscoroutinefunction(inner):
+            return handler
+
+        async def counted(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            self.in_flight += 1
+            try:
+                return await inner(request, context)
+            except asyncio.CancelledError:
+                self.cancelled += 1
+                raise
+            finally:
+                self.in_flight -= 1
+
+        return handler._replace(unary_unary=counted)  # type: ignore[attr-defined]
+
+
 @dataclass
 class Running:
     server: grpc.aio.Server
@@ -84,12 +156,28 @@ class Running:
     matches: Matches
     store: EventStore
     ticker: asyncio.Task[None]
+    calls: CallCounter = field(default_factory=CallCounter)
 
-    async def stop(self, grace: float | None = 0.5) -> None:
+    async def stop(self, grace: float | None = 0.5, reason: str = "stopped") -> None:
+        """Refuse new calls, end every stream with the resume trailer, let unary calls in flight finish
+        within `grace` seconds (then cancel them), stop the ticker, write what is queued, close the store."""
+        in_flight = self.calls.in_flight
+        stopping = asyncio.ensure_future(self.server.stop(grace))
+        await asyncio.sleep(0)  # the server stops accepting calls before the streams are told to end
+        streams = self.matches.streams.end_all(reason)
+        await stopping
         await cancelled_quietly(self.ticker)
-        await self.server.stop(grace)
-        await self.matches.close()
+        await self.matches.close()  # drains the group writer: every acknowledged append is written
         self.store.close()
+        log.info(
+            "stopped (%s): %d streams ended with a resume trailer; %d unary calls were in flight, "
+            "%d of them cut after the %s s grace",
+            reason,
+            streams,
+            in_flight,
+            self.calls.cancelled,
+            grace,
+        )
 
 
 async def start_server(settings: Settings) -> Running:
@@ -98,7 +186,8 @@ async def start_server(settings: Settings) -> Running:
     credentials = server_credentials(settings.tls_cert, settings.tls_key)
     refuse_plaintext_in_public(settings.address, credentials is not None, settings.insecure_public)
     secure_var_dir(settings.var_dir)
-    server = grpc.aio.server(options=EXCLUSIVE_PORT_OPTIONS)
+    calls = CallCounter()
+    server = grpc.aio.server(interceptors=(calls,), options=[*EXCLUSIVE_PORT_OPTIONS, *settings.connections.options()])
     port = bind(server, settings.address, credentials)
     tighten_sqlite_files(settings.store_url())  # before opening: a store written by an older release
     key = chainkey.for_store(settings.store_url(), settings.var_dir, settings.chain_key_file)
@@ -114,6 +203,7 @@ async def start_server(settings: Settings) -> Running:
         refresh_every=refresh,
         quotas=settings.quotas,
         limits=settings.limits,
+        stream_limits=settings.streams,
         chain_key=key,
     )
     await matches.start()
@@ -125,4 +215,4 @@ async def start_server(settings: Settings) -> Running:
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     task = asyncio.create_task(ticker.run(matches, settings.tick_interval))
-    return Running(server, port, matches, store, task)
+    return Running(server, port, matches, store, task, calls)

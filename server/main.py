@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import re
+import signal
 import sys
 
 from server.app import Settings, start_server
@@ -64,6 +65,10 @@ def shown_store(url: str) -> str:
 
 
 async def serve(settings: Settings) -> None:
+    # grpc.aio installs no signal handlers: without these, SIGTERM would kill the process mid-call.
+    stop_signal: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        asyncio.get_running_loop().add_signal_handler(signum, _settle, stop_signal, signal.Signals(signum).name)
     running = await start_server(settings)
     transport = "TLS" if settings.tls_cert else "plaintext"
     store = shown_store(settings.store_url())
@@ -71,9 +76,16 @@ async def serve(settings: Settings) -> None:
     host = settings.address.rsplit(":", 1)[0]
     print(f"matchserver listening on {host}:{running.port} ({transport}, store {store})", flush=True)
     try:
-        await running.server.wait_for_termination()
+        why = await stop_signal
+        logging.info("%s received: refusing new calls, ending streams, finishing calls in flight", why)
     finally:
-        await running.stop()
+        await running.stop(settings.shutdown_grace, reason=stop_signal.result() if stop_signal.done() else "stopped")
+    logging.info("matchserver stopped cleanly")
+
+
+def _settle(future: asyncio.Future[str], value: str) -> None:
+    if not future.done():
+        future.set_result(value)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -91,6 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     except StartupRefused as exc:
         print(f"matchserver: not starting: {exc}", file=sys.stderr)
         sys.exit(2)
+    except OSError as exc:  # e.g. the address is taken: say so, without a traceback
+        raise SystemExit(f"matchserver: {exc}") from None
 
 
 if __name__ == "__main__":

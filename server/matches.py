@@ -46,7 +46,7 @@ from server.records import ChainKey, Receipt, Record, chain, needs_chain_keyed, 
 from server.requests import RequestTag, derived_secret, same_body
 from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
 from server.store import EventStore, UnreadableRecord, VersionConflict
-from server.streams import StreamRegistry
+from server.streams import StreamLimits, StreamRegistry
 from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
@@ -114,6 +114,7 @@ class Matches:
         refresh_every: float | None = None,
         quotas: HostQuotas = HostQuotas(),
         limits: Limits | None = None,
+        stream_limits: StreamLimits | None = None,
         *,
         chain_key: ChainKey,
     ):
@@ -132,7 +133,7 @@ class Matches:
         self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
         self._token_owner: dict[str, uuid.UUID] = {}
         self._known: list[uuid.UUID] = []
-        self.streams = StreamRegistry()
+        self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
         self.identities = Identities()
         self.quotas = quotas
         self._by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)

@@ -1,6 +1,100 @@
-"""Placeholder until the stream registry lands (merge)."""
+"""The open Subscribe streams: who opened each one, and a way to end them on purpose.
+
+Every stream registers with (match id, credential digest): the credential code ends the streams of a
+token it revokes (end_credential), shutdown ends them all (end_all). A stream the server ends on purpose
+tells the client where to resume (RESUME_FROM trailer); the handler in server/api.py sends it.
+No gRPC here: an end says whether the credential was revoked, and the handler picks the status code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+# Trailing metadata on every stream the server ends on purpose: the last version the stream sent.
+# The client subscribes again with from_version=<that value>.
+RESUME_FROM = "matchserver-resume-from"
+
+
+@dataclass(frozen=True)
+class StreamLimits:
+    # The 1,001st Subscribe to one match is refused (RESOURCE_EXHAUSTED).
+    max_per_match: int = 1000
+    # A stream ends itself (with the resume trailer) at this age, the same as gRPC's max connection age,
+    # so it ends in its own words rather than being cut when the connection's age grace runs out.
+    max_age: float = 3600.0
+    # A write the client has not taken within this many seconds ends the stream (a slow reader).
+    write_timeout: float = 30.0
+
+
+class TooManyStreams(Exception):
+    """This match has as many open streams as StreamLimits.max_per_match allows."""
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    message: str
+    revoked: bool  # True: the credential was revoked (UNAUTHENTICATED); False: come back (UNAVAILABLE)
+
+
+@dataclass(eq=False)
+class OpenStream:
+    match_id: uuid.UUID
+    credential: str | None  # token_hash of the bearer token; None for a spectator
+    opened_at: float = field(default_factory=time.monotonic)
+    ending: asyncio.Future[StreamEnd] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+    def end(self, why: StreamEnd) -> bool:
+        """Ask the stream to end (its handler sends the status); False if it was already asked."""
+        if self.ending.done():
+            return False
+        self.ending.set_result(why)
+        return True
 
 
 class StreamRegistry:
-    def end_credential(self, digest: str, reason: str) -> int:
-        return 0
+    """The open streams of this process. Used only from the server's event loop."""
+
+    def __init__(self, limits: StreamLimits | None = None) -> None:
+        self.limits = limits or StreamLimits()
+        self._by_match: defaultdict[uuid.UUID, set[OpenStream]] = defaultdict(set)
+
+    def open(self, match_id: uuid.UUID, credential: str | None) -> OpenStream:
+        streams = self._by_match[match_id]
+        if len(streams) >= self.limits.max_per_match:
+            raise TooManyStreams(
+                f"match {match_id} already has {len(streams)} open streams, the most allowed "
+                f"(StreamLimits.max_per_match={self.limits.max_per_match}); try again later"
+            )
+        stream = OpenStream(match_id, credential)
+        streams.add(stream)
+        return stream
+
+    def close(self, stream: OpenStream) -> None:
+        streams = self._by_match.get(stream.match_id)
+        if streams is not None:
+            streams.discard(stream)
+            if not streams:
+                del self._by_match[stream.match_id]
+
+    def count(self, match_id: uuid.UUID | None = None) -> int:
+        if match_id is not None:
+            return len(self._by_match.get(match_id, ()))
+        return sum(len(streams) for streams in self._by_match.values())
+
+    def end_credential(self, credential_digest: str, reason: str) -> int:
+        """End every open stream authenticated by this credential (a re-issued seat token, a revoked
+        host key): they end UNAUTHENTICATED saying why. Returns how many were asked to end."""
+        why = StreamEnd(f"the credential of this stream was revoked: {reason}", revoked=True)
+        return sum(stream.end(why) for stream in self._all() if stream.credential == credential_digest)
+
+    def end_all(self, reason: str) -> int:
+        """End every open stream (shutdown): UNAVAILABLE, with the version to resume from."""
+        why = StreamEnd(f"the server is shutting down ({reason}); subscribe again to resume", revoked=False)
+        return sum(stream.end(why) for stream in self._all())
+
+    def _all(self) -> list[OpenStream]:
+        return [stream for streams in self._by_match.values() for stream in streams]

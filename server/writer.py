@@ -1,6 +1,6 @@
 """Group commit: one writer thread; appends that queue up while it writes go together in the next
 transaction. A conflict in a group is found by writing that group's appends one by one, so only the
-loser gets VersionConflict."""
+loser gets VersionConflict. Closing drains the queue first: an append that was queued is written."""
 
 from __future__ import annotations
 
@@ -17,19 +17,26 @@ T = TypeVar("T")
 Pending = tuple[uuid.UUID, int, Sequence[Record], "asyncio.Future[None]"]
 
 
+class WriterClosed(RuntimeError):
+    """An append after close(): the store is being shut down."""
+
+
 class GroupWriter:
     def __init__(self, store: EventStore, max_group: int = 64) -> None:
         self.store = store
         self.max_group = max_group
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
-        self._queue: asyncio.Queue[Pending] | None = None
+        self._queue: asyncio.Queue[Pending | None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run any store call on the store's thread (reads included), off the event loop."""
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
     async def append(self, match_id: uuid.UUID, after_version: int, records: Sequence[Record]) -> None:
+        if self._closed:
+            raise WriterClosed("the store is closing; nothing was written")
         if self._queue is None:
             self._queue = asyncio.Queue()
             self._task = asyncio.create_task(self._run(self._queue))
@@ -37,25 +44,38 @@ class GroupWriter:
         self._queue.put_nowait((match_id, after_version, records, done))
         await done
 
-    async def _run(self, queue: asyncio.Queue[Pending]) -> None:
+    async def _run(self, queue: asyncio.Queue[Pending | None]) -> None:
         while True:
-            group = [await queue.get()]
+            first = await queue.get()
+            if first is None:  # queued by close(): everything before it has been written
+                return
+            group = [first]
+            draining = False
             while not queue.empty() and len(group) < self.max_group:
-                group.append(queue.get_nowait())
-            try:
-                await self.call(self.store.append_many, [(m, v, r) for m, v, r, _ in group])
-                outcomes: list[BaseException | None] = [None] * len(group)
-            except VersionConflict:
-                outcomes = [await self._one(m, v, r) for m, v, r, _ in group]
-            except Exception as exc:
-                outcomes = [exc] * len(group)
-            for (_, _, _, done), outcome in zip(group, outcomes, strict=True):
-                if done.done():
-                    continue
-                if outcome is None:
-                    done.set_result(None)
-                else:
-                    done.set_exception(outcome)
+                pending = queue.get_nowait()
+                if pending is None:
+                    draining = True
+                    break
+                group.append(pending)
+            await self._write(group)
+            if draining:
+                return
+
+    async def _write(self, group: list[Pending]) -> None:
+        try:
+            await self.call(self.store.append_many, [(m, v, r) for m, v, r, _ in group])
+            outcomes: list[BaseException | None] = [None] * len(group)
+        except VersionConflict:
+            outcomes = [await self._one(m, v, r) for m, v, r, _ in group]
+        except Exception as exc:
+            outcomes = [exc] * len(group)
+        for (_, _, _, done), outcome in zip(group, outcomes, strict=True):
+            if done.done():
+                continue
+            if outcome is None:
+                done.set_result(None)
+            else:
+                done.set_exception(outcome)
 
     async def _one(self, match_id: uuid.UUID, after: int, records: Sequence[Record]) -> BaseException | None:
         try:
@@ -65,10 +85,9 @@ class GroupWriter:
             return exc
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        """Write every queued append, then stop. Appends after this raise WriterClosed."""
+        self._closed = True
+        if self._queue is not None and self._task is not None:
+            self._queue.put_nowait(None)
+            await self._task
         self.pool.shutdown(wait=True)
