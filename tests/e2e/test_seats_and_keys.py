@@ -184,3 +184,36 @@ def test_history_audit_and_listing_come_in_pages_that_add_up(server: ServerThrea
     bad = pb.HistoryRequest(match_id=created.match_id, page_token="not a token")
     code, details = code_of(lambda: client.stub.History(bad, metadata=client._auth(host)))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "page_token" in details
+
+
+def resume_from(error: grpc.RpcError) -> int | None:
+    for key, value in error.trailing_metadata() or ():  # type: ignore[attr-defined]
+        if key == "matchserver-resume-from":
+            return int(value)
+    return None
+
+
+def test_replacing_a_seat_token_or_revoking_a_host_key_ends_their_open_streams(server: ServerThread) -> None:
+    admin = server.client()
+    key = admin.create_host_key("club").host_key
+    client = MatchClient(server.address, host_credential=key)
+    created = client.create("duel", ["ann", "bob"], seed=5)
+    ann = client.join(created.match_id, "ann")
+    version = client.state(created.match_id, key).version
+    seat_stream = client.subscribe(created.match_id, ann)
+    key_stream = client.subscribe(created.match_id, key)
+    host_stream = client.subscribe(created.match_id, created.host_token)
+    for stream in (seat_stream, key_stream, host_stream):
+        assert [next(stream).event.version for _ in range(version)] == list(range(1, version + 1))
+    client.join(created.match_id, "ann", created.host_token, reissue=True)  # ann's old token is replaced
+    with pytest.raises(grpc.RpcError) as seat_end:
+        next(seat_stream)
+    assert seat_end.value.code() == grpc.StatusCode.UNAUTHENTICATED and "ann" in seat_end.value.details()
+    assert resume_from(seat_end.value) == version
+    admin.revoke_host_key(client.list_host_keys(server.admin_token)[0].key_id, "left the club")
+    with pytest.raises(grpc.RpcError) as key_end:
+        while True:
+            next(key_stream)  # the re-issue's update may come first
+    assert key_end.value.code() == grpc.StatusCode.UNAUTHENTICATED and "revoked" in key_end.value.details()
+    assert next(host_stream).event.kind == "joined"  # the match's own host token follows on
+    host_stream.cancel()

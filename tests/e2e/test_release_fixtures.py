@@ -1,0 +1,79 @@
+"""What earlier releases stored keeps working: each folder under tests/fixtures/ holds a store and a
+matchctl credentials file written by that release (tests/fixtures/make_release_fixture.sh). Here a copy
+of each starts, verifies, and plays on, with the credentials as they were saved."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clients import cli
+from clients.client import MatchClient
+from server.app import Settings
+from tests.support.server import ServerThread
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+RELEASES = sorted(path.name for path in FIXTURES.iterdir() if (path / "var" / "matches.db").exists())
+SAVED_AT = "127.0.0.1:50917"  # the address the fixture script's server had, which keys the credentials file
+
+
+@pytest.fixture(params=RELEASES)
+def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServerThread:
+    source = FIXTURES / request.param
+    shutil.copytree(source, tmp_path / "release")  # never the fixture itself: starting tightens and keys it
+    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "release" / "var"))).start()
+    request.addfinalizer(server.stop)
+    saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
+    credentials = tmp_path / "credentials.json"
+    credentials.write_text(json.dumps({server.address: saved[SAVED_AT]}))  # the same entries, this port
+    monkeypatch.setenv("MATCHCTL_CREDENTIALS", str(credentials))
+    return server
+
+
+def matchctl(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = cli.main(["--server", server.address, "--var", server.settings.var_dir, *args])
+    return code, capsys.readouterr().out
+
+
+def test_the_fixture_was_not_changed_by_earlier_runs() -> None:
+    for name in RELEASES:
+        var = FIXTURES / name / "var"
+        assert sorted(path.name for path in var.iterdir()) == ["admin.token", "matches.db"], name
+
+
+def test_a_stored_release_starts_verifies_and_its_saved_tokens_still_act(
+    release: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = matchctl(release, capsys, "verify", "--all")
+    assert code == 0 and out.count(": OK") == 3, out
+    assert "unkeyed up to v" in out  # records of the old release keep their SHA-256 links
+    root = Path(release.settings.var_dir).parent
+    gathering = (root / "last-gathering.id").read_text().strip()
+    code, out = matchctl(release, capsys, "state", gathering)  # the saved host token
+    assert code == 0 and json.loads(out)["viewer"] == "host"
+    code, out = matchctl(release, capsys, "state", gathering, "--as", "p3")  # a saved seat token
+    assert code == 0 and json.loads(out)["viewer"] == "player:p3"
+    code, out = matchctl(release, capsys, "list")
+    assert code == 0 and gathering in out
+
+
+def test_a_stored_match_plays_on_and_its_unclaimed_seats_are_filled_by_invitation(
+    release: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = Path(release.settings.var_dir).parent
+    mining = (root / "mining.id").read_text().strip()
+    before = release.client().state(mining, release.admin_token).version
+    code, invitation = matchctl(release, capsys, "invite", mining, "cyd")  # the host mints one
+    assert code == 0 and invitation.strip()
+    assert matchctl(release, capsys, "join", mining, "cyd", "--invitation", invitation.strip())[0] == 0
+    code, _ = matchctl(release, capsys, "submit", mining, "--as", "ann", "start", "b", "1;", "start", "c", "2;",
+                       "start", "p", "3;", "start", "s", "4;", "start", "t", "5")  # fmt: skip
+    assert code == 0
+    assert matchctl(release, capsys, "end-phase", mining, "--reason", "fixture plays on")[0] == 0
+    after = MatchClient(release.address, host_credential=release.admin_token).state(mining, release.admin_token)
+    assert after.version > before + 3
+    code, out = matchctl(release, capsys, "verify", mining, "--receipts")
+    assert code == 0 and "receipts held" in out and ", 0 receipts held" not in out, out
