@@ -21,6 +21,7 @@ async def tick(matches: Matches) -> int:
     written = 0
     if matches.refresh_every is not None:
         await matches.discover()  # matches other processes created
+        await matches.refresh_identities()  # host keys other processes created or revoked
     for match_id in matches.known():
         live = await matches.load(match_id)
         if live.paused_at is not None or not is_due(live.game, live.state, matches.now(live)):
