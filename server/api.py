@@ -158,7 +158,7 @@ class MatchService:
             request.config_json,
             _token(context),
             request.private,
-            request_tag(request),
+            request_tag(request, self.limits),
         )
         live = created.live
         return pb.CreateMatchResponse(
@@ -175,7 +175,12 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_seat_name(request.player, self.limits)
         token, version = await self.matches.join(
-            match_id, request.player, _token(context), request.invitation, request.reissue, request_tag(request)
+            match_id,
+            request.player,
+            _token(context),
+            request.invitation,
+            request.reissue,
+            request_tag(request, self.limits),
         )
         receipt = receipt_at(await self.matches.load(match_id), version)  # written records never change
         return pb.JoinMatchResponse(player_token=token, version=version, receipt=convert.receipt_message(receipt))
@@ -184,13 +189,17 @@ class MatchService:
     async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
         match_id = Matches.parse_id(request.match_id)
         check_seat_name(request.player, self.limits)
-        invitation, version = await self.matches.invite(match_id, request.player, _token(context), request_tag(request))
+        invitation, version = await self.matches.invite(
+            match_id, request.player, _token(context), request_tag(request, self.limits)
+        )
         receipt = receipt_at(await self.matches.load(match_id), version)
         return pb.InviteSeatResponse(invitation=invitation, version=version, receipt=convert.receipt_message(receipt))
 
     @_unary
     async def CreateHostKey(self, request: pb.CreateHostKeyRequest, context: Any) -> pb.CreateHostKeyResponse:
-        key, secret = await self.matches.create_host_key(_token(context), request.name, request_tag(request))
+        key, secret = await self.matches.create_host_key(
+            _token(context), request.name, request_tag(request, self.limits)
+        )
         return pb.CreateHostKeyResponse(key=self._host_key(key), host_key=secret)
 
     @_unary
@@ -232,7 +241,7 @@ class MatchService:
             command = convert.game_command(live.game, request.typed)
         expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.submit(
-            match_id, _token(context), request.player, text, command, expected, request_tag(request)
+            match_id, _token(context), request.player, text, command, expected, request_tag(request, self.limits)
         )
         return _write_response(pb.SubmitResponse, accepted)
 
@@ -242,7 +251,7 @@ class MatchService:
         check_reason(request.reason, self.limits)
         expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.force_phase_end(
-            match_id, _token(context), request.reason, expected, request_tag(request)
+            match_id, _token(context), request.reason, expected, request_tag(request, self.limits)
         )
         return _write_response(pb.ForcePhaseEndResponse, accepted, await self._paused(match_id))
 
@@ -254,7 +263,13 @@ class MatchService:
             raise BadRequest(f"seconds is {request.seconds}: every number must be finite")
         expected = request.expected_version if request.HasField("expected_version") else None
         accepted = await self.matches.host_action(
-            match_id, _token(context), request.action, request.reason, request.seconds, expected, request_tag(request)
+            match_id,
+            _token(context),
+            request.action,
+            request.reason,
+            request.seconds,
+            expected,
+            request_tag(request, self.limits),
         )
         return _write_response(pb.HostActionResponse, accepted, await self._paused(match_id))
 
@@ -267,7 +282,12 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
         accepted = await self.matches.rollback(
-            match_id, _token(context), request.to_version, request.reason, request.reopen, request_tag(request)
+            match_id,
+            _token(context),
+            request.to_version,
+            request.reason,
+            request.reopen,
+            request_tag(request, self.limits),
         )
         return _write_response(pb.RollbackResponse, accepted, paused=True)  # a rollback pauses the match
 
@@ -276,7 +296,7 @@ class MatchService:
         match_id = Matches.parse_id(request.match_id)
         check_reason(request.reason, self.limits)
         created = await self.matches.fork(
-            match_id, _token(context), request.at_version, request.reason, request_tag(request)
+            match_id, _token(context), request.at_version, request.reason, request_tag(request, self.limits)
         )
         live = created.live
         return pb.ForkResponse(

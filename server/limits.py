@@ -54,7 +54,7 @@ class Limits:
     max_extend_seconds: float = WEEK
     max_error_detail_chars: int = 256
     max_reason_chars: int = 1024
-    max_request_id_chars: int = 128
+    max_request_id_chars: int = 64  # of [A-Za-z0-9_-] (REQUEST_ID_PATTERN)
 
 
 def request_size(size: int, limits: Limits) -> str | None:
@@ -83,12 +83,17 @@ def check_reason(reason: str, limits: Limits, field: str = "reason") -> None:
         raise BadRequest(f"{field} is {len(reason)} characters, over max_reason_chars ({limits.max_reason_chars})")
 
 
+REQUEST_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def check_request_id(request_id: str, limits: Limits) -> None:
-    """For whoever stores request ids (idempotent retries): a client's key, not a payload."""
+    """A client's key for an idempotent write (server/requests.py), not a payload."""
     if len(request_id) > limits.max_request_id_chars:
         raise BadRequest(
             f"request_id is {len(request_id)} characters, over max_request_id_chars ({limits.max_request_id_chars})"
         )
+    if not REQUEST_ID_PATTERN.fullmatch(request_id):
+        raise BadRequest(f"request_id {request_id!r} must be characters of A-Z, a-z, 0-9, _ and - only")
 
 
 def check_seat_name(name: str, limits: Limits, field: str = "player") -> None:

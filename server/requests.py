@@ -1,7 +1,7 @@
 """Idempotent writes: a client's request_id, recorded with the batch it caused.
 
-A write request may carry a request_id (1-64 characters of [A-Za-z0-9_-]). The first record of the batch
-it appends carries {"id", "caller", "fingerprint"}; a retry with the same id from the same caller finds it
+A write request may carry a request_id (1-64 characters of [A-Za-z0-9_-]: server/limits.py). The first
+record of the batch it appends carries {"id", "caller", "fingerprint"}; a retry with the same id from the same caller finds it
 (LiveMatch.requests, rebuilt from the log, so it survives restarts and works across server processes)
 and gets the original outcome instead of a second write. The fingerprint is a digest of the request
 without its id: the same id with another body is refused. Secrets a write hands out (a host token, a
@@ -14,15 +14,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
 
 from server.errors import BadRequest
-
-REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+from server.limits import Limits, check_request_id
 
 
 @dataclass(frozen=True)
@@ -34,14 +32,12 @@ class RequestTag:
         return {"id": self.request_id, "caller": caller, "fingerprint": self.fingerprint}
 
 
-def request_tag(request: Message) -> RequestTag | None:
+def request_tag(request: Message, limits: Limits) -> RequestTag | None:
     """The request's tag, or None when it has no request_id; a malformed id is INVALID_ARGUMENT."""
     request_id = str(getattr(request, "request_id", ""))
     if not request_id:
         return None
-    if not REQUEST_ID.fullmatch(request_id):
-        shown = request_id[:70] + ("..." if len(request_id) > 70 else "")
-        raise BadRequest(f"request_id {shown!r} must be 1-64 characters of A-Z, a-z, 0-9, _ and -")
+    check_request_id(request_id, limits)
     body = type(request)()
     body.CopyFrom(request)
     body.ClearField("request_id")  # type: ignore[arg-type]

@@ -159,9 +159,11 @@ def test_reason_edge() -> None:
 
 
 def test_request_id_edge() -> None:
-    check_request_id("k" * 128, LIMITS)
-    with pytest.raises(BadRequest, match=r"129 characters, over max_request_id_chars \(128\)"):
-        check_request_id("k" * 129, LIMITS)
+    check_request_id("k" * 64, LIMITS)
+    with pytest.raises(BadRequest, match=r"65 characters, over max_request_id_chars \(64\)"):
+        check_request_id("k" * 65, LIMITS)
+    with pytest.raises(BadRequest, match="A-Z, a-z, 0-9"):
+        check_request_id("semi;colon", LIMITS)
 
 
 def test_error_details_are_cut() -> None:
