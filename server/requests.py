@@ -1,12 +1,12 @@
 """Idempotent writes: a client's request_id, recorded with the batch it caused.
 
 A write request may carry a request_id (1-64 characters of [A-Za-z0-9_-]: server/limits.py). The first
-record of the batch it appends carries {"id", "caller", "fingerprint"}; a retry with the same id from the
-same caller finds it (LiveMatch.requests, rebuilt from the log, so it survives restarts and works across server processes)
-and gets the original outcome instead of a second write. The fingerprint is a digest of the request
-without its id: the same id with another body is refused. Secrets a write hands out (a host token, a
-seat token, invitations) are derived from the server key, the match and the request id, so a retry
-returns the same ones; without a request id they are random.
+record of the batch it appends carries {"id", "caller", "fingerprint"}; a retry with the same id from
+the same caller finds it (LiveMatch.requests, rebuilt from the log, so it survives restarts and works
+across server processes) and gets the original outcome instead of a second write. The fingerprint is a
+digest of the request without its id: the same id with another body is refused. Secrets a write hands
+out (a host token, a seat token, invitations) are derived from the server key, the match and the request
+id, so a retry returns the same ones; without a request id they are random.
 """
 
 from __future__ import annotations
