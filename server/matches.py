@@ -885,7 +885,7 @@ class Matches:
         quarantined = self._quarantined[match_id]
         if quarantined.prefix is not None:
             self.require_host(quarantined.prefix, token)
-        elif not (token and self.admin_token and hmac.compare_digest(token, self.admin_token)):
+        elif not self.is_admin(token):
             raise PermissionDenied("this match's first record cannot be read: only the admin may verify it")
         return audit.unreadable(quarantined.version, quarantined.reason, quarantined.prefix)
 

@@ -91,7 +91,7 @@ def first_broken_link(records: Sequence[Record], keys: Mapping[str, bytes] | Non
         if key_id is None:
             if keyed:
                 return version, "an unkeyed record after the keyed chain began (the chain was recomputed)"
-            if record.get("hash") != digest(record):
+            if not hmac.compare_digest(str(record.get("hash", "")), digest(record)):
                 return version, "its content does not match its hash (edited after it was written)"
         else:
             if not keyed and version > 1 and record.get("kind") != "chain_keyed":

@@ -9,6 +9,7 @@ No gRPC here: an end says whether the credential was revoked, and the handler pi
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 import uuid
 from collections import defaultdict
@@ -89,7 +90,8 @@ class StreamRegistry:
         """End every open stream authenticated by this credential (a re-issued seat token, a revoked
         host key): they end UNAUTHENTICATED saying why. Returns how many were asked to end."""
         why = StreamEnd(f"the credential of this stream was revoked: {reason}", revoked=True)
-        return sum(stream.end(why) for stream in self._all() if stream.credential == credential_digest)
+        ended = [stream for stream in self._all() if _same(stream.credential, credential_digest)]
+        return sum(stream.end(why) for stream in ended)
 
     def end_all(self, reason: str) -> int:
         """End every open stream (shutdown): UNAVAILABLE, with the version to resume from."""
@@ -98,3 +100,7 @@ class StreamRegistry:
 
     def _all(self) -> list[OpenStream]:
         return [stream for streams in self._by_match.values() for stream in streams]
+
+
+def _same(credential: str | None, digest: str) -> bool:
+    return credential is not None and hmac.compare_digest(credential, digest)
