@@ -16,7 +16,6 @@ import time
 import uuid
 from pathlib import Path
 
-from clients.client import MatchClient
 from engine import registry
 from server.app import Settings
 from server.store import EventStore
@@ -45,7 +44,7 @@ def bench_server(folder: Path, matches: int, clients: int) -> dict[str, float]:
     lock = threading.Lock()
 
     def play(count: int) -> None:
-        client = MatchClient(server.address)
+        client = server.client()
         for _ in range(count):
             created = client.create("duel", ["ann", "bob"], seed=1)
             tokens = [client.join(created.match_id, p) for p in ("ann", "bob")]
@@ -64,7 +63,7 @@ def bench_server(folder: Path, matches: int, clients: int) -> dict[str, float]:
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - started
-    client = MatchClient(server.address)
+    client = server.client()
     match_id = client.list_matches()[0].match_id
     state_latencies = []
     for version in range(1, 13):
@@ -93,7 +92,7 @@ def bench_games(folder: Path) -> dict[str, float]:
     for game in ("last-gathering", "cookoff", "mining"):
         settings = Settings(address="127.0.0.1:0", var_dir=str(folder / game))
         server = ServerThread(settings).start()
-        client = MatchClient(server.address)
+        client = server.client()
         players = [f"p{i}" for i in range(DEFAULT_SEATS[game])]
         created = client.create(game, players, seed=1)
         names = bot_names(game)
@@ -110,7 +109,7 @@ def bench_games(folder: Path) -> dict[str, float]:
         started = time.perf_counter()
         server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(folder / game))).start()  # rebuilds all
         out[f"{game}: restart, rebuilding the match from SQLite, ms"] = (time.perf_counter() - started) * 1000
-        client = MatchClient(server.address)
+        client = server.client()
         started = time.perf_counter()
         client.state(created.match_id, created.host_token, at=final.version // 2)
         out[f"{game}: StateAt mid-match, host view, ms"] = (time.perf_counter() - started) * 1000
