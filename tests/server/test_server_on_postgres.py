@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
+
+import grpc
 
 from server.app import Settings
 from server.clock import ManualClock
@@ -86,3 +89,38 @@ def test_two_processes_on_one_store_see_each_others_matches_and_submissions(tmp_
     assert created.match_id in {m.match_id for m in second.list_matches()}
     one.stop()
     two.stop()
+
+
+def test_writes_racing_from_two_processes_are_decided_again_not_aborted(tmp_path: Path) -> None:
+    """Each process's cached copy goes stale under the other's writes: a lost optimistic-concurrency race
+    is decided again on the caught-up state inside the server (up to 5 times), never ABORTED."""
+    url, clock = postgres_url(), ManualClock()
+    one, two = start(tmp_path, url, clock), start(tmp_path, url, clock)
+    try:
+        created = one.client().create("duel", ["ann", "bob"], seed=5)
+        host = created.host_token
+        acknowledged: list[int] = []
+        errors: list[str] = []
+
+        def write(server: ServerThread, reason: str) -> None:
+            client = server.client()
+            for round_ in range(15):
+                try:  # each write lands at an exact version: the other process keeps moving it on
+                    reply = client.host_action(created.match_id, host, "settle", f"{reason} {round_}")
+                    acknowledged.append(reply.version)
+                except grpc.RpcError as exc:
+                    errors.append(f"{exc.code().name}: {exc.details()}")
+
+        threads = [threading.Thread(target=write, args=(s, name)) for s, name in ((one, "one"), (two, "two"))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert errors == []
+        assert len(set(acknowledged)) == len(acknowledged) == 30  # every write at its own version
+        records = [json.loads(e.json) for e in one.client().history(created.match_id, host)]
+        assert sum(1 for r in records if r.get("action") == "settle") == 30
+        assert one.client().verify(created.match_id, host).ok
+    finally:
+        one.stop()
+        two.stop()
