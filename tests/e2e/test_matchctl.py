@@ -74,3 +74,34 @@ def test_a_token_given_by_hand_is_kept_and_used(server: ServerThread, capsys: py
     assert run(capsys, server, "--var", "/nonexistent", "token", "host", match_id, host)[0] == 0
     code, out = run(capsys, server, "--var", "/nonexistent", "state", match_id)
     assert json.loads(out)["viewer"] == "host"
+
+
+def test_matchctl_manages_host_keys_invitations_and_reissues(
+    server: ServerThread, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out = run(capsys, server, "host-key", "create", "club night")
+    assert code == 0 and "shown once" in out
+    key = out.strip().splitlines()[-1]
+    assert key.startswith("mshk_")
+    assert run(capsys, server, "token", "host-key", key)[0] == 0  # later commands create with the key
+    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    match_id = out.strip()
+    code, out = run(capsys, server, "host-key", "list")
+    assert "club night" in out and "1 live matches" in out
+    code, invitation = run(capsys, server, "invite", match_id, "ann")
+    assert code == 0
+    assert run(capsys, server, "join", match_id, "ann", "--invitation", invitation.strip())[0] == 0
+    code, out = run(capsys, server, "state", match_id, "--as", "ann")
+    assert json.loads(out)["viewer"] == "player:ann"
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")  # the host is asked before a re-issue...
+    assert run(capsys, server, "join", match_id, "ann", "--reissue")[0] == 1
+    code, out = run(capsys, server, "state", match_id, "--as", "ann")
+    assert code == 0  # ...and said no: ann's token still acts
+    assert run(capsys, server, "join", match_id, "ann", "--reissue", "--yes")[0] == 0
+    key_id = next(line.split()[0] for line in run(capsys, server, "host-key", "list")[1].splitlines())
+    code, out = run(capsys, server, "host-key", "revoke", key_id, "--reason", "club closed")
+    assert code == 0 and "revoked" in out
+    code, _ = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    assert code == 1  # the saved key no longer creates matches
+    code, out = run(capsys, server, "state", match_id)  # the match's own host token still acts
+    assert code == 0 and json.loads(out)["viewer"] == "host"
