@@ -360,7 +360,8 @@ class MatchService:
 
     async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         """Stream a match's updates after from_version. A stream the server ends on purpose (a revoked
-        credential, shutdown, its maximum age, a slow reader) carries the RESUME_FROM trailer."""
+        credential, shutdown, its maximum age, a slow reader, the match quarantined) carries the
+        RESUME_FROM trailer."""
         if isinstance(request, MalformedRequest):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
@@ -381,7 +382,11 @@ class MatchService:
             end, sent = await self._follow(stream, viewer, min(request.from_version, live.version), context)
         finally:
             registry.close(stream)
-        code = grpc.StatusCode.UNAUTHENTICATED if end.revoked else grpc.StatusCode.UNAVAILABLE
+        code = grpc.StatusCode.UNAVAILABLE
+        if end.revoked:
+            code = grpc.StatusCode.UNAUTHENTICATED
+        elif end.lost:
+            code = grpc.StatusCode.DATA_LOSS
         await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
 
     async def _follow(
@@ -390,7 +395,10 @@ class MatchService:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         limits = self.matches.streams.limits
         while True:
-            live = await self.matches.load(stream.match_id)
+            try:
+                live = await self.matches.load(stream.match_id)
+            except DataLoss as exc:  # quarantined while this stream was open: a stored record cannot be read
+                return StreamEnd(str(exc), revoked=False, lost=True), sent
             last = live.version
             for version in range(sent + 1, last + 1):
                 if stream.ending.done():  # a revoked credential gets not one more update
