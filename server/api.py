@@ -443,7 +443,7 @@ class MatchService:
             update.rolled_back_to = int(record["to"])
         if version == last:
             update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
-            update.status.CopyFrom(convert.status_message(live.status(version)))
+            update.status.CopyFrom(convert.status_message(live.status(version), live.paused_after(version)))
         return update
 
 

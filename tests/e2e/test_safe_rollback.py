@@ -116,6 +116,28 @@ def test_after_a_rollback_the_match_is_paused_and_no_deadline_fires_until_resume
     assert [r["event"]["player"] for r in timeouts] == ["bob"]  # only bob's pick was missing
 
 
+def test_stream_updates_say_whether_the_match_is_paused_as_get_state_does(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=21)
+    after_ann = client.submit(match_id, ann, text="pick 2").version
+    client.submit(match_id, bob, text="pick 1")
+    stream = client.subscribe(match_id, ann, from_version=client.state(match_id, ann).version)
+    steps = [
+        lambda: client.host_action(match_id, host, "pause", "lunch"),
+        lambda: client.host_action(match_id, host, "resume", "back"),
+        lambda: client.rollback(match_id, host, after_ann, "bob mistyped"),  # a rollback pauses the match
+    ]
+    seen = []
+    for step in steps:
+        written = step().version
+        update = next(stream)
+        assert update.event.version == written and update.HasField("status")
+        assert update.status == client.state(match_id, ann).status  # the status GetState answers, paused and all
+        seen.append(update.status.paused)
+    assert seen == [True, False, True] and update.rolled_back_to == after_ann
+    stream.cancel()
+
+
 def test_a_finished_match_is_rolled_back_only_with_reopen_and_a_new_seed(server: ServerThread) -> None:
     client = server.client()
     match_id, host, ann, _bob = seat_duel(client, seed=21)
