@@ -326,7 +326,7 @@ class MatchService:
             game=live.game.name,
             version=version,
             view_json=json.dumps(self.matches.view(live, viewer, version), sort_keys=True),
-            status=convert.status_message(live.status(version), live.paused_at is not None),
+            status=convert.status_message(live.status(version), live.paused_after(version)),
             clock=self.matches.now(live),
             viewer=viewer.kind if viewer.player is None else f"player:{viewer.player}",
             players=list(live.players),

@@ -138,6 +138,18 @@ def test_stream_updates_say_whether_the_match_is_paused_as_get_state_does(server
     stream.cancel()
 
 
+def test_state_at_a_past_version_says_whether_the_match_was_paused_then(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=21)
+    before = client.submit(match_id, ann, text="pick 2").version
+    paused = client.host_action(match_id, host, "pause", "lunch").version
+    resumed = client.host_action(match_id, host, "resume", "back").version
+    paused_again = client.host_action(match_id, host, "pause", "tea").version
+    at = {version: client.state(match_id, host, version).status.paused for version in (before, paused, resumed)}
+    assert at == {before: False, paused: True, resumed: False}
+    assert client.state(match_id, host).status.paused and client.state(match_id, host).version == paused_again
+
+
 def test_a_finished_match_is_rolled_back_only_with_reopen_and_a_new_seed(server: ServerThread) -> None:
     client = server.client()
     match_id, host, ann, _bob = seat_duel(client, seed=21)
