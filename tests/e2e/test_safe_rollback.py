@@ -199,6 +199,42 @@ def test_a_finished_match_is_rolled_back_only_with_reopen_and_a_new_seed(server:
     assert records(client, match_id, None)[finished_at]["seed"] == new_seed  # public now it is over again
 
 
+def test_the_audit_trail_says_a_rollback_reopened_the_match_and_shows_its_seed_only_to_who_may_see_it(
+    server: ServerThread,
+) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=21)
+    joined = client.state(match_id, host).version
+    client.submit(match_id, ann, text="pick 2")
+    client.rollback(match_id, host, joined, "a plain rollback")  # not reopening: no line about a seed
+    client.host_action(match_id, host, "resume", "go on")
+    finish_duel(client, match_id, host)
+    reopened_at = client.rollback(match_id, host, joined, "replay it", reopen=True).version
+    new_seed = records(client, match_id, host)[-1]["seed"]
+
+    def rollback_lines(token: str | None) -> dict[int, list[str]]:
+        return {e.version: list(e.lines) for e in client.audit(match_id, token) if e.kind == "rollback"}
+
+    host_lines = rollback_lines(host)
+    plain = min(host_lines)
+    assert host_lines[plain] == [f"host rolled back to version {joined}: a plain rollback"]
+    assert host_lines[reopened_at] == [
+        f"host rolled back to version {joined}: replay it",
+        f"the match was over, so it was reopened with a new seed {new_seed} for every draw after version {joined} "
+        "(the old seed was public)",
+    ]
+    for token in (None, ann):  # the spectator and a player: told of the reopening, not of the seed
+        lines = rollback_lines(token)
+        assert lines[plain] == host_lines[plain]
+        assert "reopened with a new seed (hidden until the match is over)" in lines[reopened_at][1]
+        everything = json.dumps([list(e.lines) + [e.input] for e in client.audit(match_id, token)])
+        assert str(new_seed) not in everything
+
+    client.host_action(match_id, host, "resume", "again")
+    finish_duel(client, match_id, host)  # over again: the new seed is public now
+    assert rollback_lines(None)[reopened_at] == host_lines[reopened_at]
+
+
 def test_a_reopened_cookoff_keeps_its_judges_public_and_its_reserves_stay_put_while_paused(
     server: ServerThread, clock: ManualClock
 ) -> None:
