@@ -249,6 +249,12 @@ def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credent
     header = records[0][1]
     if "seed" not in header:
         raise SystemExit("a transcript needs the host's view of the history (the seed); use the host token")
+    origin = header.get("origin")
+    if origin:
+        raise SystemExit(
+            f"this match is a fork of {origin['match_id']} at version {origin['version']}: it starts from the "
+            "events it copied, which a transcript (played from a match's start) cannot hold, so it cannot replay it"
+        )
     for event, record in records:
         # Any reopening counts, retracted or not: the draws after it come from its seed either way.
         if record["kind"] == "rollback" and record.get("reopen"):
@@ -462,7 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_match("end-phase", "host: end the current phase now (defaults apply)")
     p.add_argument("--reason", default="ended by the host")
     with_match(
-        "transcript", "write a recorded match as a transcript (PLAYER: text lines); not one reopened with a new seed"
+        "transcript",
+        "write a recorded match as a transcript (PLAYER: text lines); not a fork nor one reopened with a new seed",
     )
     for action, text in (("pause", "stop the match clock"), ("resume", "restart the match clock")):
         p = with_match(action, f"host: {text}")

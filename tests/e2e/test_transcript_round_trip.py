@@ -93,3 +93,20 @@ def test_a_transcript_replays_a_plain_rollback_but_refuses_a_match_reopened_with
         said = str(refused.value.code)
         assert f"reopened with a new seed at version {reopened}" in said and "cannot replay" in said
         assert capsys.readouterr().out == ""  # no transcript that would replay to another match
+
+
+def test_a_transcript_of_a_fork_is_refused_naming_its_origin(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=8)
+    client.submit(match_id, ann, text="pick 3")
+    at = client.submit(match_id, bob, text="pick 1").version
+    fork = client.fork(match_id, host, at, "what if")
+    client.submit(fork.match_id, client.join(fork.match_id, "ann"), text="pick 1")
+    with pytest.raises(SystemExit) as refused:  # it would replay round 2's pick as round 1's
+        cli.main(["--server", server.address, "transcript", fork.match_id, "--token", fork.host_token])
+    assert f"fork of {match_id} at version {at}" in str(refused.value.code)
+    assert capsys.readouterr().out == ""
+    assert cli.main(["--server", server.address, "transcript", match_id, "--token", host]) == 0  # the origin's is fine
+    assert capsys.readouterr().out.splitlines()[1:] == ["ann: pick 3", "bob: pick 1"]
