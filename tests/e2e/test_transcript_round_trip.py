@@ -78,7 +78,7 @@ def test_a_transcript_replays_a_plain_rollback_but_refuses_a_match_reopened_with
     client.submit(match_id, ann, text="pick 1")
     while not client.state(match_id, host).status.finished:  # bob's picks, and then both, are seeded defaults
         client.force_phase_end(match_id, host, "nobody else is here")
-    argv = ["--server", server.address, "transcript", match_id, "--token", host]
+    argv = ["--server", server.address, "transcript", match_id, f"--token={host}"]
     assert cli.main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     seed, players = script_header(lines)
@@ -89,7 +89,7 @@ def test_a_transcript_replays_a_plain_rollback_but_refuses_a_match_reopened_with
     reopened = client.rollback(match_id, host, joined, "replay it", reopen=True).version
     for token in (host, ann):
         with pytest.raises(SystemExit) as refused:
-            cli.main(["--server", server.address, "transcript", match_id, "--token", token])
+            cli.main(["--server", server.address, "transcript", match_id, f"--token={token}"])
         said = str(refused.value.code)
         assert f"reopened with a new seed at version {reopened}" in said and "cannot replay" in said
         assert capsys.readouterr().out == ""  # no transcript that would replay to another match
@@ -105,8 +105,10 @@ def test_a_transcript_of_a_fork_is_refused_naming_its_origin(
     fork = client.fork(match_id, host, at, "what if")
     client.submit(fork.match_id, client.join(fork.match_id, "ann"), text="pick 1")
     with pytest.raises(SystemExit) as refused:  # it would replay round 2's pick as round 1's
-        cli.main(["--server", server.address, "transcript", fork.match_id, "--token", fork.host_token])
+        cli.main(["--server", server.address, "transcript", fork.match_id, f"--token={fork.host_token}"])
     assert f"fork of {match_id} at version {at}" in str(refused.value.code)
     assert capsys.readouterr().out == ""
-    assert cli.main(["--server", server.address, "transcript", match_id, "--token", host]) == 0  # the origin's is fine
+    assert (
+        cli.main(["--server", server.address, "transcript", match_id, f"--token={host}"]) == 0
+    )  # the origin's is fine
     assert capsys.readouterr().out.splitlines()[1:] == ["ann: pick 3", "bob: pick 1"]
