@@ -63,7 +63,7 @@ def test_a_damaged_row_quarantines_its_match_and_every_other_match_is_served(
             client.verify(damaged, other_ann)  # the prefix still says who the host is
         assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
         base = ["--server", server.address, "--var", server.settings.var_dir]
-        assert cli.main([*base, "verify", damaged, "--token", damaged_host]) == 1
+        assert cli.main([*base, "verify", damaged, f"--token={damaged_host}"]) == 1
         assert f"DIFFERS at version {bad_version}" in capsys.readouterr().out
     finally:
         server.stop()

@@ -86,7 +86,7 @@ def test_after_a_rollback_the_match_is_paused_and_no_deadline_fires_until_resume
     client.submit(match_id, bob, text="pick 1")
     clock.advance(45)
     argv = ["--server", server.address, "rollback", match_id, "--to", str(after_ann), "--reason", "redo"]
-    assert cli.main([*argv, "--token", host]) == 0
+    assert cli.main([*argv, f"--token={host}"]) == 0
     printed = capsys.readouterr().out
     assert "time left before the deadline: 50 s (0:00:50)" in printed and f"matchctl resume {match_id}" in printed
     state = client.state(match_id, host)
@@ -325,8 +325,8 @@ def test_matchctl_end_phase_and_extend_send_the_version_they_saw(
     client = server.client()
     match_id, host, _ann, _bob = seat_duel(client, seed=21)
     base = ["--server", server.address]
-    assert cli.main([*base, "extend", match_id, "--seconds", "15", "--token", host]) == 0
-    assert cli.main([*base, "end-phase", match_id, "--reason", "away", "--token", host]) == 0
+    assert cli.main([*base, "extend", match_id, "--seconds", "15", f"--token={host}"]) == 0
+    assert cli.main([*base, "end-phase", match_id, "--reason", "away", f"--token={host}"]) == 0
     assert "round 1 ended" in capsys.readouterr().out
     log = records(client, match_id, host)
     assert [r.get("action") for r in log if r["kind"] == "host"] == ["extend"]
