@@ -249,6 +249,20 @@ def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credent
     header = records[0][1]
     if "seed" not in header:
         raise SystemExit("a transcript needs the host's view of the history (the seed); use the host token")
+    origin = header.get("origin")
+    if origin:
+        raise SystemExit(
+            f"this match is a fork of {origin['match_id']} at version {origin['version']}: it starts from the "
+            "events it copied, which a transcript (played from a match's start) cannot hold, so it cannot replay it"
+        )
+    for event, record in records:
+        # Any reopening counts, retracted or not: the draws after it come from its seed either way.
+        if record["kind"] == "rollback" and record.get("reopen"):
+            raise SystemExit(
+                f"this match was reopened with a new seed at version {event.version} (a rollback of the finished "
+                f"match to version {record['to']}): a transcript holds one seed, so it cannot replay this match; "
+                f"`matchctl verify {args.match}` re-runs every recorded decision with the seed in force at it"
+            )
     game = get_game(header["game"])
     steps: list[Step] = []
     start = float(header.get("at") or 0.0)
@@ -453,7 +467,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="the matches on the server")
     p = with_match("end-phase", "host: end the current phase now (defaults apply)")
     p.add_argument("--reason", default="ended by the host")
-    with_match("transcript", "write a recorded match as a transcript (PLAYER: text lines)")
+    with_match(
+        "transcript",
+        "write a recorded match as a transcript (PLAYER: text lines); not a fork nor one reopened with a new seed",
+    )
     for action, text in (("pause", "stop the match clock"), ("resume", "restart the match clock")):
         p = with_match(action, f"host: {text}")
         p.add_argument("--reason", default="")

@@ -346,7 +346,7 @@ class MatchService:
             game=live.game.name,
             version=version,
             view_json=json.dumps(self.matches.view(live, viewer, version), sort_keys=True),
-            status=convert.status_message(live.status(version), live.paused_at is not None),
+            status=convert.status_message(live.status(version), live.paused_after(version)),
             clock=self.matches.now(live),
             viewer=viewer.kind if viewer.player is None else f"player:{viewer.player}",
             players=list(live.players),
@@ -380,7 +380,8 @@ class MatchService:
 
     async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         """Stream a match's updates after from_version. A stream the server ends on purpose (a revoked
-        credential, shutdown, its maximum age, a slow reader) carries the RESUME_FROM trailer."""
+        credential, shutdown, its maximum age, a slow reader, the match quarantined) carries the
+        RESUME_FROM trailer."""
         if isinstance(request, MalformedRequest):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
@@ -401,7 +402,11 @@ class MatchService:
             end, sent = await self._follow(stream, viewer, min(request.from_version, live.version), context)
         finally:
             registry.close(stream)
-        code = grpc.StatusCode.UNAUTHENTICATED if end.revoked else grpc.StatusCode.UNAVAILABLE
+        code = grpc.StatusCode.UNAVAILABLE
+        if end.revoked:
+            code = grpc.StatusCode.UNAUTHENTICATED
+        elif end.lost:
+            code = grpc.StatusCode.DATA_LOSS
         await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
 
     async def _follow(
@@ -410,7 +415,10 @@ class MatchService:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         limits = self.matches.streams.limits
         while True:
-            live = await self.matches.load(stream.match_id)
+            try:
+                live = await self.matches.load(stream.match_id)
+            except DataLoss as exc:  # quarantined while this stream was open: a stored record cannot be read
+                return StreamEnd(str(exc), revoked=False, lost=True), sent
             last = live.version
             for version in range(sent + 1, last + 1):
                 if stream.ending.done():  # a revoked credential gets not one more update
@@ -455,7 +463,7 @@ class MatchService:
             update.rolled_back_to = int(record["to"])
         if version == last:
             update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
-            update.status.CopyFrom(convert.status_message(live.status(version)))
+            update.status.CopyFrom(convert.status_message(live.status(version), live.paused_after(version)))
         return update
 
 

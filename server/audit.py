@@ -115,6 +115,8 @@ def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:
             lines = live.game.explain(record["event"])
         elif kind == "rollback":
             lines = [f"{record['by']} rolled back to version {record['to']}: {record['reason']}"]
+            if record.get("reopen"):
+                lines.append(_reopened(record))
         elif kind == "host":
             extra = f" by {record['seconds']} s" if record.get("action") == "extend" else ""
             if record.get("action") == "fork":
@@ -137,6 +139,17 @@ def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:
             }
         )
     return entries
+
+
+def _reopened(record: Record) -> str:
+    """A rollback that reopened a finished match: its new seed, where the viewer may see it (visible_record
+    shows it to the host, and to everyone once the match is over again; otherwise it says it is hidden)."""
+    seed = record.get("seed")
+    shown = f"seed {seed}" if isinstance(seed, int) else f"seed ({seed})" if seed else "seed"
+    return (
+        f"the match was over, so it was reopened with a new {shown} for every draw after version {record['to']} "
+        "(the old seed was public)"
+    )
 
 
 def _describe_cause(why: Mapping[str, Any]) -> str:

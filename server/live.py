@@ -37,6 +37,7 @@ class LiveMatch:
     # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
     clock_offset: float = 0.0
     paused_at: float | None = None  # the match-clock time at which the host paused the match
+    pauses: list[bool] = field(default_factory=lambda: [False])  # pauses[v]: paused after version v
     # (version, seed) of every record that set the seed: `created`, and each rollback that reopened a
     # finished match (its seed had been revealed, so what follows is drawn from a new one).
     seeds: list[tuple[int, int]] = field(default_factory=list)
@@ -127,6 +128,10 @@ class LiveMatch:
         """The match clock: frozen while paused; otherwise the server clock less the offset."""
         return self.paused_at if self.paused_at is not None else server_now - self.clock_offset
 
+    def paused_after(self, version: int) -> bool:
+        """Whether the match was paused (by the host, or by a rollback until the host resumed) after `version`."""
+        return self.pauses[version]
+
     def status(self, version: int | None = None) -> Status:
         return self.game.status(self.states[self.version if version is None else version])
 
@@ -167,6 +172,7 @@ class LiveMatch:
             self.requests[(str(request["caller"]), str(request["id"]))] = len(self.records) + 1
         self.records.append(record)
         self.states.append(state)
+        self.pauses.append(self.paused_at is not None)
         if kind in ("game", "rollback") and self.game.status(state).finished:
             self.finished_last = len(self.records)
         if kind == "game":

@@ -233,7 +233,9 @@ class Matches:
         if exc.match_id in self._known:  # the ticker and listings visit only servable matches
             self._known.remove(exc.match_id)
         log.error("%s", exc, exc_info=exc.__cause__)
-        return DataLoss(quarantined.message(exc.match_id))
+        message = quarantined.message(exc.match_id)
+        self.streams.end_match(exc.match_id, message)  # its subscribers learn now, not at their next wake-up
+        return DataLoss(message)
 
     def quarantined(self) -> dict[uuid.UUID, Quarantined]:
         return dict(self._quarantined)

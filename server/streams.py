@@ -1,9 +1,11 @@
 """The open Subscribe streams: who opened each one, and a way to end them on purpose.
 
 Every stream registers with (match id, credential digest): the credential code ends the streams of a
-token it revokes (end_credential), shutdown ends them all (end_all). A stream the server ends on purpose
-tells the client where to resume (RESUME_FROM trailer); the handler in server/api.py sends it.
-No gRPC here: an end says whether the credential was revoked, and the handler picks the status code.
+token it revokes (end_credential), shutdown ends them all (end_all), a match set aside because a stored
+record cannot be read ends its own (end_match). A stream the server ends on purpose tells the client
+where to resume (RESUME_FROM trailer); the handler in server/api.py sends it.
+No gRPC here: an end says whether the credential was revoked or the match's record was lost, and the
+handler picks the status code.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ class TooManyStreams(Exception):
 class StreamEnd:
     message: str
     revoked: bool  # True: the credential was revoked (UNAUTHENTICATED); False: come back (UNAVAILABLE)
+    # True: the match is quarantined, a stored record cannot be read (DATA_LOSS); coming back fails
+    # until the record is restored from a backup, and then the stream resumes from the trailer.
+    lost: bool = False
 
 
 @dataclass(eq=False)
@@ -97,6 +102,11 @@ class StreamRegistry:
         """End every open stream (shutdown): UNAVAILABLE, with the version to resume from."""
         why = StreamEnd(f"the server is shutting down ({reason}); subscribe again to resume", revoked=False)
         return sum(stream.end(why) for stream in self._all())
+
+    def end_match(self, match_id: uuid.UUID, message: str) -> int:
+        """End every open stream of a match that was quarantined (DATA_LOSS, saying which record)."""
+        why = StreamEnd(message, revoked=False, lost=True)
+        return sum(stream.end(why) for stream in list(self._by_match.get(match_id, ())))
 
     def _all(self) -> list[OpenStream]:
         return [stream for streams in self._by_match.values() for stream in streams]

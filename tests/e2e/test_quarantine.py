@@ -8,13 +8,15 @@ import sqlite3
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 
 from clients import cli
+from clients.client import RESUME_FROM
+from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
 from server.store import EventStore
 from tests.conftest import make_server
@@ -61,7 +63,7 @@ def test_a_damaged_row_quarantines_its_match_and_every_other_match_is_served(
             client.verify(damaged, other_ann)  # the prefix still says who the host is
         assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
         base = ["--server", server.address, "--var", server.settings.var_dir]
-        assert cli.main([*base, "verify", damaged, "--token", damaged_host]) == 1
+        assert cli.main([*base, "verify", damaged, f"--token={damaged_host}"]) == 1
         assert f"DIFFERS at version {bad_version}" in capsys.readouterr().out
     finally:
         server.stop()
@@ -128,3 +130,43 @@ def test_an_unusable_store_file_stops_the_server_and_stays_as_it_was(
     assert done.returncode == 2 and "listening" not in done.stdout
     assert str(path) in done.stderr and said in done.stderr
     assert path.read_bytes() == before
+
+
+def stream_end(stream: Iterator[pb.SubscribeResponse]) -> tuple[list[int], grpc.RpcError]:
+    """Read a stream to its end: (versions received, the status it ended with)."""
+    versions: list[int] = []
+    with pytest.raises(grpc.RpcError) as info:
+        for update in stream:
+            versions.append(update.event.version)
+    return versions, info.value
+
+
+def test_a_match_quarantined_while_followed_ends_its_streams_with_data_loss_and_the_resume_trailer(
+    server: ServerThread,
+) -> None:
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=5)
+    client.submit(match_id, ann, text="pick 1")
+    other, _, other_ann, _ = seat_duel(client, seed=6)
+    version = client.state(match_id, host).version
+    followers = {"host": host, "ann": ann, "spectator": None}
+    streams = {who: client.subscribe(match_id, token) for who, token in followers.items()}
+    for stream in streams.values():  # each has taken every version so far
+        assert [next(stream).event.version for _ in range(version)] == list(range(1, version + 1))
+    elsewhere = client.subscribe(other)
+    other_version = client.state(other).version
+    assert [next(elsewhere).event.version for _ in range(other_version)][-1] == other_version
+
+    undecodable(Path(server.settings.var_dir) / "matches.db", match_id, 3)
+    assert not client.verify(match_id, host).ok  # reads the store: the match is quarantined now
+
+    for who, stream in streams.items():
+        versions, error = stream_end(stream)  # the resuming client raises DATA_LOSS: it cannot come back
+        assert versions == [], who
+        assert error.code() == grpc.StatusCode.DATA_LOSS, (who, error.code(), error.details())
+        assert "version 3" in (error.details() or "") and match_id in (error.details() or ""), who
+        assert int(dict(error.trailing_metadata() or ())[RESUME_FROM]) == version, who
+    client.submit(other, other_ann, text="pick 2")  # the other match's stream still follows it
+    assert next(elsewhere).event.version == other_version + 1
+    elsewhere.cancel()
+    client.close()

@@ -86,7 +86,7 @@ def test_after_a_rollback_the_match_is_paused_and_no_deadline_fires_until_resume
     client.submit(match_id, bob, text="pick 1")
     clock.advance(45)
     argv = ["--server", server.address, "rollback", match_id, "--to", str(after_ann), "--reason", "redo"]
-    assert cli.main([*argv, "--token", host]) == 0
+    assert cli.main([*argv, f"--token={host}"]) == 0
     printed = capsys.readouterr().out
     assert "time left before the deadline: 50 s (0:00:50)" in printed and f"matchctl resume {match_id}" in printed
     state = client.state(match_id, host)
@@ -114,6 +114,40 @@ def test_after_a_rollback_the_match_is_paused_and_no_deadline_fires_until_resume
     assert client.state(match_id, host).status.phase == "round 2"
     timeouts = [r for r in records(client, match_id, host) if r.get("cause", {}).get("actor") == "clock"]
     assert [r["event"]["player"] for r in timeouts] == ["bob"]  # only bob's pick was missing
+
+
+def test_stream_updates_say_whether_the_match_is_paused_as_get_state_does(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=21)
+    after_ann = client.submit(match_id, ann, text="pick 2").version
+    client.submit(match_id, bob, text="pick 1")
+    stream = client.subscribe(match_id, ann, from_version=client.state(match_id, ann).version)
+    steps = [
+        lambda: client.host_action(match_id, host, "pause", "lunch"),
+        lambda: client.host_action(match_id, host, "resume", "back"),
+        lambda: client.rollback(match_id, host, after_ann, "bob mistyped"),  # a rollback pauses the match
+    ]
+    seen = []
+    for step in steps:
+        written = step().version
+        update = next(stream)
+        assert update.event.version == written and update.HasField("status")
+        assert update.status == client.state(match_id, ann).status  # the status GetState answers, paused and all
+        seen.append(update.status.paused)
+    assert seen == [True, False, True] and update.rolled_back_to == after_ann
+    stream.cancel()
+
+
+def test_state_at_a_past_version_says_whether_the_match_was_paused_then(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=21)
+    before = client.submit(match_id, ann, text="pick 2").version
+    paused = client.host_action(match_id, host, "pause", "lunch").version
+    resumed = client.host_action(match_id, host, "resume", "back").version
+    paused_again = client.host_action(match_id, host, "pause", "tea").version
+    at = {version: client.state(match_id, host, version).status.paused for version in (before, paused, resumed)}
+    assert at == {before: False, paused: True, resumed: False}
+    assert client.state(match_id, host).status.paused and client.state(match_id, host).version == paused_again
 
 
 def test_a_finished_match_is_rolled_back_only_with_reopen_and_a_new_seed(server: ServerThread) -> None:
@@ -163,6 +197,42 @@ def test_a_finished_match_is_rolled_back_only_with_reopen_and_a_new_seed(server:
     assert checked == {old_seed: 3, new_seed: 3}
     assert client.verify(match_id, host).ok  # verify re-decides each batch with the seed in force then
     assert records(client, match_id, None)[finished_at]["seed"] == new_seed  # public now it is over again
+
+
+def test_the_audit_trail_says_a_rollback_reopened_the_match_and_shows_its_seed_only_to_who_may_see_it(
+    server: ServerThread,
+) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=21)
+    joined = client.state(match_id, host).version
+    client.submit(match_id, ann, text="pick 2")
+    client.rollback(match_id, host, joined, "a plain rollback")  # not reopening: no line about a seed
+    client.host_action(match_id, host, "resume", "go on")
+    finish_duel(client, match_id, host)
+    reopened_at = client.rollback(match_id, host, joined, "replay it", reopen=True).version
+    new_seed = records(client, match_id, host)[-1]["seed"]
+
+    def rollback_lines(token: str | None) -> dict[int, list[str]]:
+        return {e.version: list(e.lines) for e in client.audit(match_id, token) if e.kind == "rollback"}
+
+    host_lines = rollback_lines(host)
+    plain = min(host_lines)
+    assert host_lines[plain] == [f"host rolled back to version {joined}: a plain rollback"]
+    assert host_lines[reopened_at] == [
+        f"host rolled back to version {joined}: replay it",
+        f"the match was over, so it was reopened with a new seed {new_seed} for every draw after version {joined} "
+        "(the old seed was public)",
+    ]
+    for token in (None, ann):  # the spectator and a player: told of the reopening, not of the seed
+        lines = rollback_lines(token)
+        assert lines[plain] == host_lines[plain]
+        assert "reopened with a new seed (hidden until the match is over)" in lines[reopened_at][1]
+        everything = json.dumps([list(e.lines) + [e.input] for e in client.audit(match_id, token)])
+        assert str(new_seed) not in everything
+
+    client.host_action(match_id, host, "resume", "again")
+    finish_duel(client, match_id, host)  # over again: the new seed is public now
+    assert rollback_lines(None)[reopened_at] == host_lines[reopened_at]
 
 
 def test_a_reopened_cookoff_keeps_its_judges_public_and_its_reserves_stay_put_while_paused(
@@ -255,8 +325,8 @@ def test_matchctl_end_phase_and_extend_send_the_version_they_saw(
     client = server.client()
     match_id, host, _ann, _bob = seat_duel(client, seed=21)
     base = ["--server", server.address]
-    assert cli.main([*base, "extend", match_id, "--seconds", "15", "--token", host]) == 0
-    assert cli.main([*base, "end-phase", match_id, "--reason", "away", "--token", host]) == 0
+    assert cli.main([*base, "extend", match_id, "--seconds", "15", f"--token={host}"]) == 0
+    assert cli.main([*base, "end-phase", match_id, "--reason", "away", f"--token={host}"]) == 0
     assert "round 1 ended" in capsys.readouterr().out
     log = records(client, match_id, host)
     assert [r.get("action") for r in log if r["kind"] == "host"] == ["extend"]
