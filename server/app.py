@@ -105,7 +105,7 @@ def admin_token(var_dir: str) -> str:
     if path.exists():
         return path.read_text().strip()
     path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
+    token = "msa_" + secrets.token_urlsafe(32)  # the prefix keeps it from starting with "-" (a CLI flag)
     path.write_text(token + "\n")
     path.chmod(0o600)
     return token

@@ -54,6 +54,8 @@ T = TypeVar("T")
 # A write that loses an optimistic-concurrency race on a shared store is decided again on the caught-up
 # state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
 MAX_WRITE_ATTEMPTS = 5
+# What each secret a match hands out starts with (host keys start with mshk_, server/identities.py).
+SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": ""}
 
 
 class LostRace(Aborted):
@@ -361,11 +363,13 @@ class Matches:
 
     # --- idempotent writes (server/requests.py) -------------------------------------------------
 
-    def _secret(self, tag: RequestTag | None, *parts: str) -> str:
-        """A new secret: derived from the request id when there is one, so a retry gets it again."""
+    def _secret(self, tag: RequestTag | None, match: str, purpose: str, *parts: str) -> str:
+        """A new secret: derived from the request id when there is one, so a retry gets it again. Its
+        prefix says what it is and keeps it from starting with "-" (which a command line reads as a flag)."""
+        prefix = SECRET_PREFIXES[purpose]
         if tag is None:
-            return secrets.token_urlsafe(24)
-        return derived_secret(self.chain_key.secret, *parts, tag.request_id)
+            return prefix + secrets.token_urlsafe(24)
+        return prefix + derived_secret(self.chain_key.secret, match, purpose, *parts, tag.request_id)
 
     def caller_of(self, live: LiveMatch, token: str | None) -> str:
         """Whose request this is, for request ids (the token was already checked by viewer_for)."""
@@ -588,10 +592,10 @@ class Matches:
         if tag is not None and (earlier := self.identities.requests.get(("admin", tag.request_id))) is not None:
             same_body(earlier["request"], tag)
             key_id = str(earlier["host_key_id"])
-            return self.identities.keys[key_id], KEY_PREFIX + self._secret(tag, "host-key", key_id)
+            return self.identities.keys[key_id], KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
         key_id, secret = new_key()
         if tag is not None:
-            secret = KEY_PREFIX + self._secret(tag, "host-key", key_id)
+            secret = KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
         record = self.identities.created_record(key_id, name, secret, self.clock.now())
         await self._append_identity(self._tagged([record], tag, "admin")[0])
         return self.identities.keys[key_id], secret
