@@ -4,11 +4,9 @@ write is in the store after a restart, the process exits 0, and a client's strea
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -20,21 +18,10 @@ import pytest
 
 from clients.client import RESUME_FROM, MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
+from tests.support.process import MATCHSERVER, WAIT, child_env, start_process
+from tests.support.process import ServerProcess as Server
 
-MATCHSERVER = Path(sys.executable).parent / "matchserver"
-WAIT = 60.0  # generous: the suite must pass on two loaded cores
 SEATS = ["a", "b", "c", "d", "e"]
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[str]
-    address: str
-    log: Path
-
-    def stop(self, signum: int = signal.SIGTERM) -> int:
-        self.process.send_signal(signum)
-        return self.process.wait(WAIT)
 
 
 @pytest.fixture
@@ -42,15 +29,7 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     started: list[Server] = []
 
     def start_server(port: int = 0) -> Server:
-        env = {key: value for key, value in os.environ.items() if not key.startswith("MATCHSERVER_")}
-        log = tmp_path / f"server-{len(started)}.log"
-        command = [str(MATCHSERVER), "--address", f"127.0.0.1:{port}", "--var", str(tmp_path / "var")]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log.open("w"), text=True, env=env)
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        found = re.search(r"listening on (\S+)", line)
-        assert found, f"the server did not start: {line!r} {log.read_text()}"
-        started.append(Server(process, found.group(1), log))
+        started.append(start_process(tmp_path / "var", tmp_path / f"server-{len(started)}.log", port))
         return started[-1]
 
     yield start_server
@@ -58,10 +37,6 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         if server.process.poll() is None:
             server.process.kill()
             server.process.wait(WAIT)
-
-
-def admin_token(server: Server) -> str:
-    return (Path(server.log).parent / "var" / "admin.token").read_text().strip()
 
 
 def create(client: MatchClient, admin: str, seed: int) -> pb.CreateMatchResponse:
@@ -98,7 +73,7 @@ def test_a_stop_signal_ends_every_stream_with_the_resume_trailer_and_exits_0(
     start: Callable[..., Server], signum: signal.Signals
 ) -> None:
     server = start()
-    admin = admin_token(server)
+    admin = server.admin_token()
     client = MatchClient(server.address)
     first, second = create(client, admin, seed=1), create(client, admin, seed=2)
     join(client, first.match_id, "a", admin)
@@ -150,7 +125,7 @@ class Player:
 
 def test_sigterm_during_load_keeps_every_acknowledged_write_and_exits_0(start: Callable[..., Server]) -> None:
     server = start()
-    admin = admin_token(server)
+    admin = server.admin_token()
     players = [Player(server.address, admin, seed) for seed in range(4)]
     threads = [threading.Thread(target=player.run) for player in players]
     for thread in threads:
@@ -186,7 +161,7 @@ def test_sigterm_during_load_keeps_every_acknowledged_write_and_exits_0(start: C
 
 def test_a_subscription_resumes_across_a_restart_on_the_same_port(start: Callable[..., Server]) -> None:
     server = start()
-    admin = admin_token(server)
+    admin = server.admin_token()
     client = MatchClient(server.address)
     match_id = create(client, admin, seed=3).match_id
     resumed: list[tuple[int, str]] = []
@@ -217,9 +192,8 @@ def test_a_subscription_resumes_across_a_restart_on_the_same_port(start: Callabl
 def test_a_second_server_cannot_take_a_port_in_use(start: Callable[..., Server], tmp_path: Path) -> None:
     """gRPC would share the port (SO_REUSEPORT) and clients would reach either server at random."""
     server = start()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MATCHSERVER_")}
     command = [str(MATCHSERVER), "--address", server.address, "--var", str(tmp_path / "other")]
-    second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=WAIT)
+    second = subprocess.run(command, capture_output=True, text=True, env=child_env(), timeout=WAIT)
     assert second.returncode != 0 and "listening" not in second.stdout
     assert f"cannot listen on {server.address}" in second.stderr
     assert server.stop() == 0
