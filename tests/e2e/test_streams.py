@@ -214,8 +214,13 @@ def test_matchctl_watch_resumes_when_the_server_ends_its_stream(
     watch = threading.Thread(target=lambda: codes.append(cli.main([*args, "--until-finished"])))
     watch.start()
     wait_until(lambda: open_streams(server) == 1, "watch is following the match")
-    assert end_all_streams(server) == 1
     out = err = ""
+    while len(out.splitlines()) < 4:  # the match so far (versions 1-4) reached watch: end its stream now
+        wait_until(lambda: watch.is_alive(), "watch is still running")
+        captured = capsys.readouterr()
+        out, err = out + captured.out, err + captured.err
+        time.sleep(0.01)
+    assert end_all_streams(server) == 1
     while "resumed" not in err:
         wait_until(lambda: watch.is_alive(), "watch is still running")
         captured = capsys.readouterr()
