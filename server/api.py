@@ -399,7 +399,7 @@ class MatchService:
         except TooManyStreams as exc:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         try:
-            end, sent = await self._follow(stream, viewer, min(request.from_version, live.version), context)
+            end, sent = await self._follow(stream, token, viewer, min(request.from_version, live.version), context)
         finally:
             registry.close(stream)
         code = grpc.StatusCode.UNAVAILABLE
@@ -410,7 +410,7 @@ class MatchService:
         await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
 
     async def _follow(
-        self, stream: OpenStream, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
+        self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         limits = self.matches.streams.limits
@@ -419,6 +419,10 @@ class MatchService:
                 live = await self.matches.load(stream.match_id)
             except DataLoss as exc:  # quarantined while this stream was open: a stored record cannot be read
                 return StreamEnd(str(exc), revoked=False, lost=True), sent
+            try:  # replaced or revoked by another server process: seen once this copy has caught up
+                self.matches.viewer_for(live, token)
+            except (Unauthenticated, PermissionDenied) as exc:
+                return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
             last = live.version
             for version in range(sent + 1, last + 1):
                 if stream.ending.done():  # a revoked credential gets not one more update

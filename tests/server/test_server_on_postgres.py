@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 
 from server.app import Settings
 from server.clock import ManualClock
@@ -123,6 +124,25 @@ def test_writes_racing_from_two_processes_are_decided_again_not_aborted(tmp_path
         assert sum(1 for r in records if r.get("action") == "settle") == 30
         assert three.client().verify(created.match_id, host).ok
         three.stop()
+    finally:
+        one.stop()
+        two.stop()
+
+
+def test_a_seat_token_replaced_in_one_process_ends_its_stream_in_another(tmp_path: Path) -> None:
+    url, clock = postgres_url(), ManualClock()
+    one, two = start(tmp_path, url, clock), start(tmp_path, url, clock)
+    try:
+        created = one.client().create("duel", ["ann", "bob"], seed=5)
+        ann = one.client().join(created.match_id, "ann")
+        stream = two.client().subscribe(created.match_id, ann)  # process two finds the match in the store
+        version = one.client().state(created.match_id, created.host_token).version
+        assert [next(stream).event.version for _ in range(version)] == list(range(1, version + 1))
+        one.client().join(created.match_id, "ann", created.host_token, reissue=True)  # written by process one
+        with pytest.raises(grpc.RpcError) as ended:
+            next(stream)  # process two catches up, sees the token replaced, and ends the stream
+        assert ended.value.code() == grpc.StatusCode.UNAUTHENTICATED and "replaced" in ended.value.details()
+        assert ("matchserver-resume-from", str(version)) in tuple(ended.value.trailing_metadata() or ())
     finally:
         one.stop()
         two.stop()
