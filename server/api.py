@@ -37,7 +37,7 @@ from server.errors import (
 from server.identities import HostKey
 from server.limits import Limits, check_command_text, check_reason, check_seat_name, cut, request_size
 from server.live import LiveMatch
-from server.matches import Accepted, Matches, receipt_at
+from server.matches import Accepted, Created, Matches, receipt_at
 from server.paging import PageRequest
 from server.records import token_hash
 from server.requests import request_tag
@@ -160,15 +160,7 @@ class MatchService:
             request.private,
             request_tag(request, self.limits),
         )
-        live = created.live
-        return pb.CreateMatchResponse(
-            match_id=str(live.id),
-            host_token=created.host_token,
-            version=live.version,
-            seed=live.seed,
-            invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
-            receipt=convert.receipt_message(receipt_at(live, live.version)),
-        )
+        return _created_response(pb.CreateMatchResponse, created)
 
     @_unary
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
@@ -218,7 +210,7 @@ class MatchService:
             name=key.name,
             created_at=key.created_at,
             revoked=key.revoked,
-            live_matches=self.matches.live_matches_of(key.key_id),
+            live_matches=self.matches.access.live_matches_of(key.key_id),
         )
 
     @_unary
@@ -298,15 +290,7 @@ class MatchService:
         created = await self.matches.fork(
             match_id, _token(context), request.at_version, request.reason, request_tag(request, self.limits)
         )
-        live = created.live
-        return pb.ForkResponse(
-            match_id=str(live.id),
-            host_token=created.host_token,
-            version=live.version,
-            seed=live.seed,
-            invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
-            receipt=convert.receipt_message(receipt_at(live, live.version)),
-        )
+        return _created_response(pb.ForkResponse, created)
 
     @_unary
     async def Verify(self, request: pb.VerifyRequest, context: Any) -> pb.VerifyResponse:
@@ -420,7 +404,7 @@ class MatchService:
             except DataLoss as exc:  # quarantined while this stream was open: a stored record cannot be read
                 return StreamEnd(str(exc), revoked=False, lost=True), sent
             try:  # replaced or revoked by another server process: seen once this copy has caught up
-                self.matches.viewer_for(live, token)
+                self.matches.access.viewer_for(live, token)
             except (Unauthenticated, PermissionDenied) as exc:
                 return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
             last = live.version
@@ -491,6 +475,22 @@ def _write_response(kind: type[WriteResponse], accepted: Accepted, paused: bool 
         events=[convert.event_message(version, record) for version, record in accepted.records],
         status=convert.status_message(accepted.status, paused),
         receipt=convert.receipt_message(accepted.receipt),
+    )
+
+
+# The responses of writes that make a match (a new one, or a fork): one type per RPC, of this shape.
+CreatedResponse = TypeVar("CreatedResponse", pb.CreateMatchResponse, pb.ForkResponse)
+
+
+def _created_response(kind: type[CreatedResponse], created: Created) -> CreatedResponse:
+    live = created.live
+    return kind(
+        match_id=str(live.id),
+        host_token=created.host_token,
+        version=live.version,
+        seed=live.seed,
+        invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
+        receipt=convert.receipt_message(receipt_at(live, live.version)),
     )
 
 

@@ -8,7 +8,6 @@ never blocks on it. State for reads comes from the cache of live matches.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import secrets
@@ -26,6 +25,7 @@ from engine.contract import Event, Json, Status, Viewer
 from engine.errors import GameError, InvalidConfig, MalformedCommand
 from engine.registry import get_game
 from server import audit
+from server.access import Access, HostQuotas
 from server.clock import Clock
 from server.errors import (
     Aborted,
@@ -34,11 +34,10 @@ from server.errors import (
     FailedPrecondition,
     NotFound,
     PermissionDenied,
-    ResourceExhausted,
     Unauthenticated,
     Unavailable,
 )
-from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, Identities, new_key
+from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
@@ -60,14 +59,6 @@ SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invite
 
 class LostRace(Aborted):
     """Another process appended to the match first: nothing was written; decide again on fresh state."""
-
-
-@dataclass(frozen=True)
-class HostQuotas:
-    """Per host key (named settings; the admin token has no quota)."""
-
-    max_live_matches_per_host_key: int = 100
-    max_creations_per_minute_per_host_key: int = 60
 
 
 @dataclass(frozen=True)
@@ -114,7 +105,7 @@ class Matches:
         admin_token: str | None = None,
         cache_size: int = 1024,
         refresh_every: float | None = None,
-        quotas: HostQuotas = HostQuotas(),
+        quotas: HostQuotas | None = None,
         limits: Limits | None = None,
         stream_limits: StreamLimits | None = None,
         *,
@@ -133,13 +124,9 @@ class Matches:
         self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_size)
         self._locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
-        self._token_owner: dict[str, uuid.UUID] = {}
         self._known: list[uuid.UUID] = []
         self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
-        self.identities = Identities()
-        self.quotas = quotas
-        self._by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)
-        self._creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
+        self.access = Access(admin_token, quotas or HostQuotas(), self._cache.get)  # who calls (SECURITY.md)
         self._created_by_request: dict[tuple[str, str], uuid.UUID] = {}  # (creator, request_id) -> match
         self.chain_key = chain_key
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
@@ -156,8 +143,8 @@ class Matches:
 
     async def refresh_identities(self) -> None:
         """Apply host-key records written since the last look (by this or another process)."""
-        for record in await self._io(self.store.read, IDENTITIES_STREAM, self.identities.version):
-            self.identities.apply(record)
+        for record in await self._io(self.store.read, IDENTITIES_STREAM, self.access.identities.version):
+            self.access.identities.apply(record)
 
     async def discover(self) -> list[uuid.UUID]:
         """Find matches created since the last look (by this or another process) and load them."""
@@ -213,11 +200,7 @@ class Matches:
         except UnreadableRecord as exc:
             raise self._quarantine(exc, records[: exc.version - 1]) from None
         self._cache[match_id] = live
-        for digest in live.tokens:
-            self._token_owner[digest] = match_id
-        key_id = live.header.get("host_key")
-        if key_id and match_id not in self._by_host_key[key_id]:
-            self._by_host_key[key_id].append(match_id)
+        self.access.index(live)
         request = live.header.get("request")
         if request:
             self._created_by_request[(str(request["caller"]), str(request["id"]))] = match_id
@@ -253,7 +236,7 @@ class Matches:
                 _apply(live, version, record)
                 applied = True
                 if record["kind"] == "joined":
-                    self._token_owner[record["token"]] = live.id
+                    self.access.token_owner[record["token"]] = live.id
         if applied:
             condition = self._changed[live.id]
             async with condition:
@@ -281,85 +264,10 @@ class Matches:
     def now(self, live: LiveMatch) -> float:
         return live.clock_at(self.clock.now())
 
-    def is_admin(self, token: str | None) -> bool:
-        return bool(token and self.admin_token and hmac.compare_digest(token.encode(), self.admin_token.encode()))
-
-    def host_key(self, token: str | None) -> HostKey | None:
-        """The host key this token is, if it is one (revoked keys included: callers say why they fail)."""
-        return self.identities.by_secret_digest(token_hash(token)) if token else None
-
-    def viewer_for(self, live: LiveMatch, token: str | None) -> Viewer:
-        """Who the caller is for this match; None is an explicit spectator (`authorization: Spectator`)."""
-        if not token:
-            if live.header.get("private"):
-                raise PermissionDenied("this match is private: only its host and players may watch it")
-            return Viewer.spectator()
-        if self.is_admin(token):
-            return Viewer.host()
-        digest = token_hash(token)
-        if digest in live.tokens:
-            role, player = live.tokens[digest]
-            return Viewer.host() if role == "host" else Viewer.of(player or "")
-        key = self.identities.by_secret_digest(digest)
-        if key is not None:
-            if key.revoked:
-                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
-            if live.header.get("host_key") == key.key_id:
-                return Viewer.host()
-            raise PermissionDenied(f"host key {key.key_id} did not create this match")
-        owner = self._token_owner.get(digest)
-        if owner == live.id:
-            raise Unauthenticated("this token was replaced by a newer one for the same seat")
-        if owner is not None:
-            raise PermissionDenied("this token belongs to another match")
-        raise Unauthenticated("the token is not known to this server")
-
-    def creator(self, token: str | None) -> str:
-        """Who may create a match: "admin", or the id of a live host key."""
-        if not token:
-            raise Unauthenticated("creating a match needs the admin token or a host key (authorization: Bearer ...)")
-        if self.is_admin(token):
-            return "admin"
-        key = self.host_key(token)
-        if key is None:
-            raise PermissionDenied("creating a match needs the admin token or a host key; this is neither")
-        if key.revoked:
-            raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
-        return key.key_id
-
-    def _check_quota(self, key_id: str) -> None:
-        if key_id == "admin":
-            return
-        quotas = self.quotas
-        cutoff = time.monotonic() - 60.0
-        recent = [at for at in self._creations[key_id] if at > cutoff]
-        self._creations[key_id] = recent
-        if len(recent) >= quotas.max_creations_per_minute_per_host_key:
-            raise ResourceExhausted(
-                f"host key {key_id} created {len(recent)} matches in the last minute: "
-                f"max_creations_per_minute_per_host_key is {quotas.max_creations_per_minute_per_host_key}"
-            )
-        live_count = 0
-        for match_id in self._by_host_key.get(key_id, []):
-            cached = self._cache.get(match_id)
-            if cached is None or not cached.status().finished:  # not in memory: counted, to stay safe
-                live_count += 1
-        if live_count >= quotas.max_live_matches_per_host_key:
-            raise ResourceExhausted(
-                f"host key {key_id} has {live_count} unfinished matches: "
-                f"max_live_matches_per_host_key is {quotas.max_live_matches_per_host_key}"
-            )
-
-    def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
-        if not token:
-            raise Unauthenticated("this needs the host's token (authorization metadata)")
-        viewer = self.viewer_for(live, token)
-        if not viewer.is_host:
-            raise PermissionDenied("only the host of this match may do that")
-        return viewer
-
-    def _visible(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> list[tuple[int, Record]]:
-        return [(version, live.visible_record(version, viewer)) for version, _ in written]
+    def _accepted(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> Accepted:
+        """What a write answers: the records it appended as the caller may see them, and a receipt."""
+        rows = [(version, live.visible_record(version, viewer)) for version, _ in written]
+        return Accepted(live.version, rows, live.status(), receipt_at(live, live.version))
 
     # --- idempotent writes (server/requests.py) -------------------------------------------------
 
@@ -370,17 +278,6 @@ class Matches:
         if tag is None:
             return prefix + secrets.token_urlsafe(24)
         return prefix + derived_secret(self.chain_key.secret, match, purpose, *parts, tag.request_id)
-
-    def caller_of(self, live: LiveMatch, token: str | None) -> str:
-        """Whose request this is, for request ids (the token was already checked by viewer_for)."""
-        if self.is_admin(token):
-            return "admin"
-        digest = token_hash(token or "")
-        if digest in live.tokens:
-            role, player = live.tokens[digest]
-            return "host" if role == "host" else f"seat:{player}"
-        key = self.identities.by_secret_digest(digest)
-        return f"key:{key.key_id}" if key is not None else "spectator"
 
     def _replayed(self, live: LiveMatch, caller: str, tag: RequestTag | None, viewer: Viewer) -> Accepted | None:
         """The original outcome of a request this caller already made, as the caller may see it now."""
@@ -427,14 +324,14 @@ class Matches:
         private: bool = False,
         tag: RequestTag | None = None,
     ) -> Created:
-        creator = self.creator(token)
+        creator = self.access.creator(token)
         if tag is not None:
             if self.refresh_every is not None:
                 await self.discover()  # another process may have created it for this request
             existing = self._created_by_request.get((creator, tag.request_id))
             if existing is not None:
                 return self._created_again(await self.load(existing), tag)
-        self._check_quota(creator)
+        self.access.check_quota(creator)
         game = get_game(game_name)
         check_seat_names(players, self.limits)
         players = list(players)
@@ -470,12 +367,10 @@ class Matches:
         await self._append(live, self._tagged(records, tag, creator))
         self._cache[live.id] = live
         self._known.append(live.id)
-        self._token_owner[token_hash(host_token)] = live.id
+        self.access.token_owner[token_hash(host_token)] = live.id
         if tag is not None:
             self._created_by_request[(creator, tag.request_id)] = live.id
-        if creator != "admin":
-            self._by_host_key[creator].append(live.id)
-            self._creations[creator].append(time.monotonic())
+        self.access.created(creator, live.id)
         return Created(live, host_token, invitations)
 
     def _created_again(self, live: LiveMatch, tag: RequestTag, body_checked: bool = False) -> Created:
@@ -501,13 +396,13 @@ class Matches:
             if not invitation:
                 if not token:
                     raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
-                if not self.viewer_for(live, token).is_host:
+                if not self.access.viewer_for(live, token).is_host:
                     raise PermissionDenied(
                         "joining needs the seat's invitation; only the host or admin fills a seat without one "
                         "(one token acts for one seat)"
                     )
             # An invitation's retry is recognised by its body, which holds the invitation itself.
-            caller = f"invitation:{player}" if invitation else self.caller_of(live, token)
+            caller = f"invitation:{player}" if invitation else self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, Viewer.of(player))
             if again is not None:
                 return self._secret(tag, str(live.id), "seat", player, caller), again.version
@@ -525,13 +420,13 @@ class Matches:
                     raise FailedPrecondition(
                         f"{player}'s seat is claimed; set reissue to give it a new token (the old one stops working)"
                     )
-                via = "admin" if self.is_admin(token) else "host"
+                via = "admin" if self.access.is_admin(token) else "host"
             replaced = seat_digests(live.tokens, player)
             new_token = self._secret(tag, str(live.id), "seat", player, caller)
             digest = token_hash(new_token)
             joined = {"kind": "joined", "player": player, "token": digest, "via": via, "at": self.now(live)}
             await self._append(live, self._tagged([joined], tag, caller))
-            self._token_owner[digest] = match_id
+            self.access.token_owner[digest] = match_id
             self._credentials_replaced(replaced, f"{player}'s seat was given a new token")
             return new_token, live.version
 
@@ -543,8 +438,8 @@ class Matches:
         """Host or admin: a new invitation for a seat (any earlier one stops working)."""
 
         async def act(live: LiveMatch) -> tuple[str, int]:
-            viewer = self.require_host(live, token)
-            caller = self.caller_of(live, token)
+            viewer = self.access.require_host(live, token)
+            caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
                 return self._secret(tag, str(live.id), "invited", player, caller), again.version
@@ -564,67 +459,56 @@ class Matches:
 
     # --- host keys (admin) ----------------------------------------------------------------------
 
-    def require_admin(self, token: str | None) -> None:
-        if not token:
-            raise Unauthenticated("this needs the admin token (authorization: Bearer ...)")
-        if not self.is_admin(token):
-            raise PermissionDenied("only the server's admin manages host keys")
-
     async def _append_identity(self, record: Record) -> None:
         for _ in range(MAX_WRITE_ATTEMPTS):
             async with self._locks[IDENTITIES_STREAM]:
                 await self.refresh_identities()
-                stamped = chain(self.identities.last_hash, [record], self.chain_key)
+                stamped = chain(self.access.identities.last_hash, [record], self.chain_key)
                 try:
-                    await self._writer.append(IDENTITIES_STREAM, self.identities.version, stamped)
+                    await self._writer.append(IDENTITIES_STREAM, self.access.identities.version, stamped)
                 except VersionConflict:
                     continue  # another server process changed the host keys first: catch up and write after
-                self.identities.apply(stamped[0])
+                self.access.identities.apply(stamped[0])
                 return
         raise Unavailable("the host keys kept changing under this write; nothing was written: retry")
 
     async def create_host_key(self, token: str | None, name: str, tag: RequestTag | None = None) -> tuple[HostKey, str]:
         """A new host key; the secret is returned once (a retry with the request id gets it again)."""
-        self.require_admin(token)
+        self.access.require_admin(token)
         if not name.strip():
             raise BadRequest("a host key needs a name (who it is for)")
         await self.refresh_identities()
-        if tag is not None and (earlier := self.identities.requests.get(("admin", tag.request_id))) is not None:
+        if tag is not None and (earlier := self.access.identities.requests.get(("admin", tag.request_id))) is not None:
             same_body(earlier["request"], tag)
             key_id = str(earlier["host_key_id"])
-            return self.identities.keys[key_id], KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
+            return self.access.identities.keys[key_id], KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
         key_id, secret = new_key()
         if tag is not None:
             secret = KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
-        record = self.identities.created_record(key_id, name, secret, self.clock.now())
+        record = self.access.identities.created_record(key_id, name, secret, self.clock.now())
         await self._append_identity(self._tagged([record], tag, "admin")[0])
-        return self.identities.keys[key_id], secret
+        return self.access.identities.keys[key_id], secret
 
     async def list_host_keys(self, token: str | None) -> list[HostKey]:
-        self.require_admin(token)
+        self.access.require_admin(token)
         await self.refresh_identities()
-        return list(self.identities.keys.values())
+        return list(self.access.identities.keys.values())
 
     async def revoke_host_key(self, token: str | None, key_id: str, reason: str) -> HostKey:
         """The key can no longer create matches or act as host; its open streams end. Host tokens it
         already issued keep working (they are the matches' own credentials)."""
-        self.require_admin(token)
+        self.access.require_admin(token)
         await self.refresh_identities()
-        key = self.identities.keys.get(key_id)
+        key = self.access.identities.keys.get(key_id)
         if key is None:
             raise NotFound(f"no host key {key_id!r}")
         if key.revoked:
             raise FailedPrecondition(f"host key {key_id} is already revoked")
-        await self._append_identity(self.identities.revoked_record(key_id, reason or "revoked", self.clock.now()))
-        self._credentials_replaced([key.digest], f"host key {key_id} was revoked")
-        return self.identities.keys[key_id]
-
-    def live_matches_of(self, key_id: str) -> int:
-        return sum(
-            1
-            for match_id in self._by_host_key.get(key_id, [])
-            if (cached := self._cache.get(match_id)) is None or not cached.status().finished
+        await self._append_identity(
+            self.access.identities.revoked_record(key_id, reason or "revoked", self.clock.now())
         )
+        self._credentials_replaced([key.digest], f"host key {key_id} was revoked")
+        return self.access.identities.keys[key_id]
 
     async def submit(
         self,
@@ -640,7 +524,7 @@ class Matches:
             raise Unauthenticated("submitting needs a player's token (authorization metadata)")
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.viewer_for(live, token)
+            viewer = self.access.viewer_for(live, token)
             if viewer.kind != "player" or viewer.player is None:
                 raise PermissionDenied("only a player submits commands; use that player's token")
             player = viewer.player
@@ -663,9 +547,7 @@ class Matches:
             )
             batch = _game_records(events, cause(player, typed, text), now)
             written = await self._append(live, self._tagged(batch, tag, caller))
-            return Accepted(
-                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
-            )
+            return self._accepted(live, viewer, written)
 
         return await self._locked_write(match_id, act)
 
@@ -678,8 +560,8 @@ class Matches:
         tag: RequestTag | None = None,
     ) -> Accepted:
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.require_host(live, token)
-            caller = self.caller_of(live, token)
+            viewer = self.access.require_host(live, token)
+            caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
                 return again
@@ -689,9 +571,7 @@ class Matches:
             now = self.now(live)
             why = cause("host", timeout=True, forced=True, reason=reason)
             written = await self._timeout(live, now, why, tag, caller)
-            return Accepted(
-                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
-            )
+            return self._accepted(live, viewer, written)
 
         return await self._locked_write(match_id, act)
 
@@ -737,8 +617,8 @@ class Matches:
         """
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.require_host(live, token)
-            caller = self.caller_of(live, token)
+            viewer = self.access.require_host(live, token)
+            caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
                 return again
@@ -760,7 +640,7 @@ class Matches:
                     "the match is over and its seed and hidden configuration are public: fork it to explore "
                     "(matchctl fork), or roll back with reopen to play on with a new seed"
                 )
-            by = "admin" if self.is_admin(token) else "host"
+            by = "admin" if self.access.is_admin(token) else "host"
             # The match clock goes back to the time of version `to` and stops there (`paused`): its
             # deadlines and reserves are restored, and nothing runs out until the host resumes.
             clock_to = float(live.records[to - 1]["at"])
@@ -769,9 +649,7 @@ class Matches:
             if finished:
                 record.update(reopen=True, seed=secrets.randbelow(2**53))
             written = await self._append(live, self._tagged([record], tag, caller))
-            return Accepted(
-                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
-            )
+            return self._accepted(live, viewer, written)
 
         return await self._locked_write(match_id, act)
 
@@ -788,8 +666,8 @@ class Matches:
         """Pause, resume, extend or settle: an audited host record (all but settle move the match clock)."""
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.require_host(live, token)
-            caller = self.caller_of(live, token)
+            viewer = self.access.require_host(live, token)
+            caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
                 return again
@@ -797,7 +675,7 @@ class Matches:
             if live.status().finished and action != "settle":
                 raise GameError("the match is over")
             server_now = self.clock.now()
-            by = "admin" if self.is_admin(token) else "host"
+            by = "admin" if self.access.is_admin(token) else "host"
             record: Record = {"kind": "host", "action": action, "by": by, "reason": reason, "at": self.now(live)}
             if action == "pause":
                 if live.paused_at is not None:
@@ -818,9 +696,7 @@ class Matches:
             else:
                 raise BadRequest(f"unknown host action {action!r}")
             written = await self._append(live, self._tagged([record], tag, caller))
-            return Accepted(
-                live.version, self._visible(live, viewer, written), live.status(), receipt_at(live, live.version)
-            )
+            return self._accepted(live, viewer, written)
 
         return await self._locked_write(match_id, act)
 
@@ -830,8 +706,8 @@ class Matches:
         """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
 
         async def act(source: LiveMatch) -> Created:
-            viewer = self.require_host(source, token)
-            caller = self.caller_of(source, token)
+            viewer = self.access.require_host(source, token)
+            caller = self.access.caller_of(source, token)
             again = self._replayed(source, caller, tag, viewer)
             if again is not None:
                 forked = uuid.UUID(str(source.records[again.version - 1]["fork"]))
@@ -866,8 +742,8 @@ class Matches:
             )
             self._cache[live.id] = live
             self._known.append(live.id)
-            self._token_owner[token_hash(host_token)] = live.id
-            by = "admin" if self.is_admin(token) else viewer.kind
+            self.access.token_owner[token_hash(host_token)] = live.id
+            by = "admin" if self.access.is_admin(token) else viewer.kind
             note: Record = {"kind": "host", "action": "fork", "by": by, "reason": reason, "fork": str(live.id)}
             note.update(at_version=at, at=self.now(source))
             await self._append(source, self._tagged([note], tag, caller))
@@ -880,7 +756,7 @@ class Matches:
         this server's key) and that the log still holds every receipted version unchanged."""
         if match_id not in self._quarantined:
             live = await self.load(match_id)
-            self.require_host(live, token)
+            self.access.require_host(live, token)
             try:
                 records = await self._io(self.store.read, match_id, 0)  # the store itself, not the cache
             except UnreadableRecord as exc:  # a row went bad since the match was loaded
@@ -890,8 +766,8 @@ class Matches:
                 return audit.verify(match_id, records, live.game.rules_version, keys, receipts)
         quarantined = self._quarantined[match_id]
         if quarantined.prefix is not None:
-            self.require_host(quarantined.prefix, token)
-        elif not self.is_admin(token):
+            self.access.require_host(quarantined.prefix, token)
+        elif not self.access.is_admin(token):
             raise PermissionDenied("this match's first record cannot be read: only the admin may verify it")
         return audit.unreadable(quarantined.version, quarantined.reason, quarantined.prefix)
 
@@ -899,7 +775,7 @@ class Matches:
         self, match_id: uuid.UUID, token: str | None, at: int | None, page: PageRequest = FIRST_PAGE
     ) -> tuple[list[dict[str, Any]], str]:
         live = await self.load(match_id)
-        viewer = self.viewer_for(live, token)
+        viewer = self.access.viewer_for(live, token)
         upto = live.version if at is None else at
         if not 1 <= upto <= live.version:
             raise BadRequest(f"version {upto} is outside this match's versions 1..{live.version}")
@@ -924,7 +800,7 @@ class Matches:
 
     async def state(self, match_id: uuid.UUID, token: str | None, at: int | None) -> tuple[LiveMatch, Viewer, int]:
         live = await self.load(match_id)
-        viewer = self.viewer_for(live, token)
+        viewer = self.access.viewer_for(live, token)
         version = live.version if at is None else at
         if not 1 <= version <= live.version:
             raise BadRequest(f"version {version} is outside this match's versions 1..{live.version}")
@@ -938,7 +814,7 @@ class Matches:
     ) -> tuple[list[tuple[int, Record, bool]], str]:
         """One page of the log as the caller may see it, and the next page's token ("" at the end)."""
         live = await self.load(match_id)
-        viewer = self.viewer_for(live, token)
+        viewer = self.access.viewer_for(live, token)
         retracted = live.retracted()
         first = page.start(default=1)
         last = min(live.version, first + page.size - 1)
@@ -950,29 +826,12 @@ class Matches:
 
     async def list_matches(self, token: str | None, page: PageRequest = FIRST_PAGE) -> tuple[list[LiveMatch], str]:
         """The matches the caller hosts or sits in (the admin: all; a spectator: none), oldest first."""
-        ids = self._visible_ids(token)
+        ids = self.access.visible_ids(token, self._known)
         first = page.start(default=0)
         chosen = ids[first : first + page.size]
         matches = [await self.load(match_id) for match_id in chosen]
         end = first + len(chosen)
         return matches, page.next_token(end, more=end < len(ids))
-
-    def _visible_ids(self, token: str | None) -> list[uuid.UUID]:
-        if not token:
-            return []
-        if self.is_admin(token):
-            return list(self._known)
-        digest = token_hash(token)
-        key = self.identities.by_secret_digest(digest)
-        if key is not None:
-            if key.revoked:
-                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
-            return list(self._by_host_key.get(key.key_id, []))
-        owner = self._token_owner.get(digest)
-        cached = self._cache.get(owner) if owner is not None else None
-        if owner is None or (cached is not None and digest not in cached.tokens):
-            raise Unauthenticated("the token is not known to this server (or was replaced)")
-        return [owner]
 
     def known(self) -> list[uuid.UUID]:
         return list(self._known)

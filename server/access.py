@@ -1,0 +1,171 @@
+"""Who is calling: the credentials of docs/SECURITY.md resolved to a viewer, a creator or a caller.
+
+Holds the indexes a credential is looked up in (the admin token, the host keys of the identities stream,
+which match each token belongs to, which matches each host key created) and the per-key quotas. It
+decides; it never writes: server/matches.py appends what a decision needs.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.contract import Viewer
+from server.errors import PermissionDenied, ResourceExhausted, Unauthenticated
+from server.identities import HostKey, Identities
+from server.live import LiveMatch
+from server.records import token_hash
+
+
+@dataclass(frozen=True)
+class HostQuotas:
+    """Per host key (named settings; the admin token has no quota)."""
+
+    max_live_matches_per_host_key: int = 100
+    max_creations_per_minute_per_host_key: int = 60
+
+
+class Access:
+    def __init__(
+        self, admin_token: str | None, quotas: HostQuotas, cached: Callable[[uuid.UUID], LiveMatch | None]
+    ) -> None:
+        self.admin_token = admin_token
+        self.quotas = quotas
+        self.cached = cached  # a match if it is in memory (quotas count only what they can see finished)
+        self.identities = Identities()
+        self.token_owner: dict[str, uuid.UUID] = {}  # token hash -> its match (replaced tokens too)
+        self.by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)
+        self.creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
+
+    def index(self, live: LiveMatch) -> None:
+        """Remember whose tokens a match holds and which host key created it."""
+        for digest in live.tokens:
+            self.token_owner[digest] = live.id
+        key_id = live.header.get("host_key")
+        if key_id and live.id not in self.by_host_key[key_id]:
+            self.by_host_key[key_id].append(live.id)
+
+    def created(self, creator: str, match_id: uuid.UUID) -> None:
+        if creator != "admin":
+            self.by_host_key[creator].append(match_id)
+            self.creations[creator].append(time.monotonic())
+
+    def is_admin(self, token: str | None) -> bool:
+        return bool(token and self.admin_token and hmac.compare_digest(token.encode(), self.admin_token.encode()))
+
+    def host_key(self, token: str | None) -> HostKey | None:
+        """The host key this token is, if it is one (revoked keys included: callers say why they fail)."""
+        return self.identities.by_secret_digest(token_hash(token)) if token else None
+
+    def viewer_for(self, live: LiveMatch, token: str | None) -> Viewer:
+        """Who the caller is for this match; None is an explicit spectator (`authorization: Spectator`)."""
+        if not token:
+            if live.header.get("private"):
+                raise PermissionDenied("this match is private: only its host and players may watch it")
+            return Viewer.spectator()
+        if self.is_admin(token):
+            return Viewer.host()
+        digest = token_hash(token)
+        if digest in live.tokens:
+            role, player = live.tokens[digest]
+            return Viewer.host() if role == "host" else Viewer.of(player or "")
+        key = self.identities.by_secret_digest(digest)
+        if key is not None:
+            if key.revoked:
+                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+            if live.header.get("host_key") == key.key_id:
+                return Viewer.host()
+            raise PermissionDenied(f"host key {key.key_id} did not create this match")
+        owner = self.token_owner.get(digest)
+        if owner == live.id:
+            raise Unauthenticated("this token was replaced by a newer one for the same seat")
+        if owner is not None:
+            raise PermissionDenied("this token belongs to another match")
+        raise Unauthenticated("the token is not known to this server")
+
+    def creator(self, token: str | None) -> str:
+        """Who may create a match: "admin", or the id of a live host key."""
+        if not token:
+            raise Unauthenticated("creating a match needs the admin token or a host key (authorization: Bearer ...)")
+        if self.is_admin(token):
+            return "admin"
+        key = self.host_key(token)
+        if key is None:
+            raise PermissionDenied("creating a match needs the admin token or a host key; this is neither")
+        if key.revoked:
+            raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+        return key.key_id
+
+    def check_quota(self, key_id: str) -> None:
+        if key_id == "admin":
+            return
+        quotas = self.quotas
+        cutoff = time.monotonic() - 60.0
+        recent = [at for at in self.creations[key_id] if at > cutoff]
+        self.creations[key_id] = recent
+        if len(recent) >= quotas.max_creations_per_minute_per_host_key:
+            raise ResourceExhausted(
+                f"host key {key_id} created {len(recent)} matches in the last minute: "
+                f"max_creations_per_minute_per_host_key is {quotas.max_creations_per_minute_per_host_key}"
+            )
+        live_count = self.live_matches_of(key_id)
+        if live_count >= quotas.max_live_matches_per_host_key:
+            raise ResourceExhausted(
+                f"host key {key_id} has {live_count} unfinished matches: "
+                f"max_live_matches_per_host_key is {quotas.max_live_matches_per_host_key}"
+            )
+
+    def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
+        if not token:
+            raise Unauthenticated("this needs the host's token (authorization metadata)")
+        viewer = self.viewer_for(live, token)
+        if not viewer.is_host:
+            raise PermissionDenied("only the host of this match may do that")
+        return viewer
+
+    def caller_of(self, live: LiveMatch, token: str | None) -> str:
+        """Whose request this is, for request ids (the token was already checked by viewer_for)."""
+        if self.is_admin(token):
+            return "admin"
+        digest = token_hash(token or "")
+        if digest in live.tokens:
+            role, player = live.tokens[digest]
+            return "host" if role == "host" else f"seat:{player}"
+        key = self.identities.by_secret_digest(digest)
+        return f"key:{key.key_id}" if key is not None else "spectator"
+
+    def require_admin(self, token: str | None) -> None:
+        if not token:
+            raise Unauthenticated("this needs the admin token (authorization: Bearer ...)")
+        if not self.is_admin(token):
+            raise PermissionDenied("only the server's admin manages host keys")
+
+    def live_matches_of(self, key_id: str) -> int:
+        """Unfinished matches this host key created (one not in memory counts, to stay safe)."""
+        return sum(
+            1
+            for match_id in self.by_host_key.get(key_id, [])
+            if (cached := self.cached(match_id)) is None or not cached.status().finished
+        )
+
+    def visible_ids(self, token: str | None, known: list[uuid.UUID]) -> list[uuid.UUID]:
+        """The matches the caller hosts or sits in (the admin: all; a spectator: none)."""
+        if not token:
+            return []
+        if self.is_admin(token):
+            return list(known)
+        digest = token_hash(token)
+        key = self.identities.by_secret_digest(digest)
+        if key is not None:
+            if key.revoked:
+                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+            return list(self.by_host_key.get(key.key_id, []))
+        owner = self.token_owner.get(digest)
+        cached = self.cached(owner) if owner is not None else None
+        if owner is None or (cached is not None and digest not in cached.tokens):
+            raise Unauthenticated("the token is not known to this server (or was replaced)")
+        return [owner]
