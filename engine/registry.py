@@ -1,4 +1,9 @@
-"""The games this server hosts, by the name used in the API and the CLI."""
+"""The games this server hosts, by the name used in the API and the CLI, and by rules version.
+
+A game module exposes GAME (its current rules) and may expose RULES_VERSIONS, {rules_version: Game}, with
+the rules earlier matches were played under: a stored match is replayed, verified and played on under
+the rules version it recorded (a rules fix bumps `rules_version` and keeps the old rules selectable).
+"""
 
 from __future__ import annotations
 
@@ -26,10 +31,18 @@ def available() -> list[str]:
     return names + sorted(_EXTRA)
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str, rules_version: str | None = None) -> Game:
+    """The game's current rules, or the rules of `rules_version` (as a stored match recorded them)."""
     if name in _EXTRA:
         return _EXTRA[name]
     if name not in _MODULES or name not in available():
         raise InvalidConfig(f"unknown game {name!r}; this server hosts: {', '.join(available())}")
-    game: Game = importlib.import_module(_MODULES[name]).GAME
-    return game
+    module = importlib.import_module(_MODULES[name])
+    game: Game = module.GAME
+    if rules_version is None or rules_version == game.rules_version:
+        return game
+    versions: dict[str, Game] = getattr(module, "RULES_VERSIONS", {})
+    if rules_version not in versions:
+        known = ", ".join(sorted({*versions, game.rules_version}))
+        raise InvalidConfig(f"{name} has no rules version {rules_version!r}; this server has {known}")
+    return versions[rules_version]

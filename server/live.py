@@ -49,7 +49,8 @@ class LiveMatch:
 
     @staticmethod
     def from_records(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
-        match = LiveMatch(match_id, get_game(records[0]["game"]))
+        header = records[0]  # the rules the match recorded, not today's: it replays as it was decided
+        match = LiveMatch(match_id, get_game(header["game"], header.get("rules_version")))
         for record in records:
             match.apply(record)
         return match

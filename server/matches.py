@@ -763,7 +763,8 @@ class Matches:
                 self._quarantine(exc, exc.readable)
             else:
                 keys = {self.chain_key.key_id: self.chain_key.secret}
-                return audit.verify(match_id, records, live.game.rules_version, keys, receipts)
+                current = get_game(live.game.name).rules_version  # the match replays under its own version
+                return audit.verify(match_id, records, current, keys, receipts)
         quarantined = self._quarantined[match_id]
         if quarantined.prefix is not None:
             self.access.require_host(quarantined.prefix, token)
@@ -859,7 +860,8 @@ def _apply(live: LiveMatch, version: int, record: Record) -> None:
 def _rebuild(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
     """LiveMatch.from_records, naming the version of the first record that cannot be applied."""
     try:
-        live = LiveMatch(match_id, get_game(str(records[0]["game"])))
+        header = records[0]  # under the rules version the match recorded
+        live = LiveMatch(match_id, get_game(str(header["game"]), header.get("rules_version")))
     except Exception as exc:
         raise UnreadableRecord(match_id, 1, f"it names no known game: {type(exc).__name__}") from exc
     for version, record in enumerate(records, start=1):
