@@ -21,6 +21,10 @@ from server.live import LiveMatch
 from server.records import token_hash
 
 
+class UnknownToken(Unauthenticated):
+    """A token this process has not seen: on a shared store, another process may have just issued it."""
+
+
 @dataclass(frozen=True)
 class HostQuotas:
     """Per host key (named settings; the admin token has no quota)."""
@@ -85,7 +89,7 @@ class Access:
             raise Unauthenticated("this token was replaced by a newer one for the same seat")
         if owner is not None:
             raise PermissionDenied("this token belongs to another match")
-        raise Unauthenticated("the token is not known to this server")
+        raise UnknownToken("the token is not known to this server")
 
     def creator(self, token: str | None) -> str:
         """Who may create a match: "admin", or the id of a live host key."""
@@ -95,7 +99,7 @@ class Access:
             return "admin"
         key = self.host_key(token)
         if key is None:
-            raise PermissionDenied("creating a match needs the admin token or a host key; this is neither")
+            raise UnknownToken("creating a match needs the admin token or a host key; this is neither")
         if key.revoked:
             raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
         return key.key_id

@@ -404,7 +404,7 @@ class MatchService:
             except DataLoss as exc:  # quarantined while this stream was open: a stored record cannot be read
                 return StreamEnd(str(exc), revoked=False, lost=True), sent
             try:  # replaced or revoked by another server process: seen once this copy has caught up
-                self.matches.access.viewer_for(live, token)
+                await self.matches.viewer_for(live, token)
             except (Unauthenticated, PermissionDenied) as exc:
                 return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
             last = live.version

@@ -25,7 +25,7 @@ from engine.contract import Event, Json, Status, Viewer
 from engine.errors import GameError, InvalidConfig, MalformedCommand
 from engine.registry import get_game
 from server import audit
-from server.access import Access, HostQuotas
+from server.access import Access, HostQuotas, UnknownToken
 from server.clock import Clock
 from server.errors import (
     Aborted,
@@ -264,6 +264,23 @@ class Matches:
     def now(self, live: LiveMatch) -> float:
         return live.clock_at(self.clock.now())
 
+    async def viewer_for(self, live: LiveMatch, token: str | None) -> Viewer:
+        """Who the caller is for this match (server/access.py). A token this copy does not know may have
+        been issued by another process on a shared store since it was read: catch up once, then decide."""
+        try:
+            return self.access.viewer_for(live, token)
+        except UnknownToken:
+            if self.refresh_every is None:
+                raise
+            await self._catch_up(live)
+            await self.refresh_identities()
+            return self.access.viewer_for(live, token)
+
+    async def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
+        if token:
+            await self.viewer_for(live, token)  # caught up if the token is new to this process
+        return self.access.require_host(live, token)
+
     def _accepted(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> Accepted:
         """What a write answers: the records it appended as the caller may see them, and a receipt."""
         rows = [(version, live.visible_record(version, viewer)) for version, _ in written]
@@ -324,7 +341,11 @@ class Matches:
         private: bool = False,
         tag: RequestTag | None = None,
     ) -> Created:
-        creator = self.access.creator(token)
+        try:
+            creator = self.access.creator(token)
+        except UnknownToken:
+            await self.refresh_identities()  # a host key another server process has just created
+            creator = self.access.creator(token)
         if tag is not None:
             if self.refresh_every is not None:
                 await self.discover()  # another process may have created it for this request
@@ -396,7 +417,7 @@ class Matches:
             if not invitation:
                 if not token:
                     raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
-                if not self.access.viewer_for(live, token).is_host:
+                if not (await self.viewer_for(live, token)).is_host:
                     raise PermissionDenied(
                         "joining needs the seat's invitation; only the host or admin fills a seat without one "
                         "(one token acts for one seat)"
@@ -438,7 +459,7 @@ class Matches:
         """Host or admin: a new invitation for a seat (any earlier one stops working)."""
 
         async def act(live: LiveMatch) -> tuple[str, int]:
-            viewer = self.access.require_host(live, token)
+            viewer = await self.require_host(live, token)
             caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
@@ -524,7 +545,7 @@ class Matches:
             raise Unauthenticated("submitting needs a player's token (authorization metadata)")
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.access.viewer_for(live, token)
+            viewer = await self.viewer_for(live, token)
             if viewer.kind != "player" or viewer.player is None:
                 raise PermissionDenied("only a player submits commands; use that player's token")
             player = viewer.player
@@ -560,7 +581,7 @@ class Matches:
         tag: RequestTag | None = None,
     ) -> Accepted:
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.access.require_host(live, token)
+            viewer = await self.require_host(live, token)
             caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
@@ -617,7 +638,7 @@ class Matches:
         """
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.access.require_host(live, token)
+            viewer = await self.require_host(live, token)
             caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
@@ -666,7 +687,7 @@ class Matches:
         """Pause, resume, extend or settle: an audited host record (all but settle move the match clock)."""
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = self.access.require_host(live, token)
+            viewer = await self.require_host(live, token)
             caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
             if again is not None:
@@ -706,7 +727,7 @@ class Matches:
         """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
 
         async def act(source: LiveMatch) -> Created:
-            viewer = self.access.require_host(source, token)
+            viewer = await self.require_host(source, token)
             caller = self.access.caller_of(source, token)
             again = self._replayed(source, caller, tag, viewer)
             if again is not None:
@@ -756,7 +777,7 @@ class Matches:
         this server's key) and that the log still holds every receipted version unchanged."""
         if match_id not in self._quarantined:
             live = await self.load(match_id)
-            self.access.require_host(live, token)
+            await self.require_host(live, token)
             try:
                 records = await self._io(self.store.read, match_id, 0)  # the store itself, not the cache
             except UnreadableRecord as exc:  # a row went bad since the match was loaded
@@ -767,7 +788,7 @@ class Matches:
                 return audit.verify(match_id, records, current, keys, receipts)
         quarantined = self._quarantined[match_id]
         if quarantined.prefix is not None:
-            self.access.require_host(quarantined.prefix, token)
+            self.access.require_host(quarantined.prefix, token)  # from the store: nothing to catch up
         elif not self.access.is_admin(token):
             raise PermissionDenied("this match's first record cannot be read: only the admin may verify it")
         return audit.unreadable(quarantined.version, quarantined.reason, quarantined.prefix)
@@ -776,7 +797,7 @@ class Matches:
         self, match_id: uuid.UUID, token: str | None, at: int | None, page: PageRequest = FIRST_PAGE
     ) -> tuple[list[dict[str, Any]], str]:
         live = await self.load(match_id)
-        viewer = self.access.viewer_for(live, token)
+        viewer = await self.viewer_for(live, token)
         upto = live.version if at is None else at
         if not 1 <= upto <= live.version:
             raise BadRequest(f"version {upto} is outside this match's versions 1..{live.version}")
@@ -801,7 +822,7 @@ class Matches:
 
     async def state(self, match_id: uuid.UUID, token: str | None, at: int | None) -> tuple[LiveMatch, Viewer, int]:
         live = await self.load(match_id)
-        viewer = self.access.viewer_for(live, token)
+        viewer = await self.viewer_for(live, token)
         version = live.version if at is None else at
         if not 1 <= version <= live.version:
             raise BadRequest(f"version {version} is outside this match's versions 1..{live.version}")
@@ -815,7 +836,7 @@ class Matches:
     ) -> tuple[list[tuple[int, Record, bool]], str]:
         """One page of the log as the caller may see it, and the next page's token ("" at the end)."""
         live = await self.load(match_id)
-        viewer = self.access.viewer_for(live, token)
+        viewer = await self.viewer_for(live, token)
         retracted = live.retracted()
         first = page.start(default=1)
         last = min(live.version, first + page.size - 1)
