@@ -565,6 +565,8 @@ def timeout(state: State, ctx: Context) -> list[Event]:
     else:
         winner = state.config.dmo
         trace.append(f"both clocks ran out at the same moment; the DMO {winner} wins (CK-P2)")
+    if state.phase is Phase.FINAL_CHOICE:
+        trace.append("the final dish choice runs on the clock like every phase, as the text says (revised CK-6)")
     return [
         {
             "type": "time_expired",

@@ -54,6 +54,7 @@ def test_ck6_a_reserve_running_out_in_the_final_choice_loses_the_dm() -> None:
     (expired,) = events
     assert expired["players"] == [A] and expired["winner"] == B and expired["phase"] == "final_choice"
     assert expired["at"] == m.state.opened_at + 300
+    assert "revised CK-6" in expired["trace"][-1]
     result = GAME.results(m.state)
     assert m.finished and result["winner"] == B and result["decision"] == "time"
     assert not events_of(m.events, "dish_defaulted")
