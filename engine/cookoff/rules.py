@@ -66,10 +66,10 @@ def num(value: float) -> int | float:
 # ---------------------------------------------------------------- setup
 
 
-def initial_state(config: Config, seed: int) -> State:
+def initial_state(config: Config, seed: int, final_choice_on_clock: bool = True) -> State:
     empty: tuple[PotBerry | None, ...] = (None,) * 25
     seats = tuple(Seat(name, (0,) * len(config.berries), empty, config.reserve) for name in config.players)
-    return State(config=config, seed=seed, seats=(seats[0], seats[1]))
+    return State(config=config, seed=seed, seats=(seats[0], seats[1]), final_choice_on_clock=final_choice_on_clock)
 
 
 def draw_schedule(config: Config, rng: random.Random) -> list[list[Tree]]:
@@ -142,7 +142,8 @@ def decide(state: State, player: str, command: Any, ctx: Context) -> list[Event]
             rule="CK-4",
         )
     check(state, player, command)
-    used = max(0.0, ctx.now - state.base_deadline()) if state.phase is not Phase.FINAL_CHOICE else 0.0
+    on_clock = state.phase is not Phase.FINAL_CHOICE or state.final_choice_on_clock
+    used = max(0.0, ctx.now - state.base_deadline()) if on_clock else 0.0
     event: Event = {
         "type": "submission_received",
         "player": player,
@@ -528,13 +529,14 @@ def _judging(state: State) -> Event:
 
 
 def timeout(state: State, ctx: Context) -> list[Event]:
-    """CK-7: a player whose reserve runs out loses at once. The final choice has no reserve: a player who
-    lets it time out is judged on their latest dish (CK-6)."""
+    """CK-7: a player whose reserve runs out loses at once, in the final choice too (revised CK-6); both at
+    once: the DMO (CK-P2). Rules version 1 only (withdrawn CK-P4): the final choice had no reserve, and a
+    player who let it time out was judged on their latest dish."""
     due = phase_deadline(state)
     if due is None or ctx.now < due:
         return []
     late = sorted((p for p in state.awaiting if state.deadline_of(p) <= due), key=state.index)
-    if state.phase is Phase.FINAL_CHOICE:
+    if state.phase is Phase.FINAL_CHOICE and not state.final_choice_on_clock:
         events: list[Event] = []
         for player in late:
             latest = len(state.seat(player).dishes)
@@ -543,7 +545,10 @@ def timeout(state: State, ctx: Context) -> list[Event]:
                 "player": player,
                 "dish": latest,
                 "at": num(due),
-                "trace": [f"{player} let the final choice time out: judged on the latest dish, {latest} (CK-6)"],
+                "trace": [
+                    f"{player} let the final choice time out: judged on the latest dish, {latest} "
+                    "(rules version 1, CK-P4)"
+                ],
             }
             events.append(event)
             state = evolve(state, event)
@@ -560,6 +565,8 @@ def timeout(state: State, ctx: Context) -> list[Event]:
     else:
         winner = state.config.dmo
         trace.append(f"both clocks ran out at the same moment; the DMO {winner} wins (CK-P2)")
+    if state.phase is Phase.FINAL_CHOICE:
+        trace.append("the final dish choice runs on the clock like every phase, as the text says (revised CK-6)")
     return [
         {
             "type": "time_expired",
@@ -667,6 +674,7 @@ def evolve(state: State, event: Event) -> State:
             state = state.with_seat(replace(seat, pot=tuple(emptied), dishes=seat.dishes + (made,)))
         return state
     if kind == "dish_defaulted":
+        # Written only under rules version 1 (withdrawn CK-P4); kept so stored matches still replay.
         return state
     if kind == "match_judged":
         names = [seat.name for seat in state.seats]

@@ -82,6 +82,9 @@ class State:
     opened_at: float = 0.0
     expected: frozenset[str] = frozenset()  # players who must submit in this phase
     outcome: Outcome | None = None
+    # Rules version 2 (revised CK-6): the final choice runs on the clock like every phase (CK-7).
+    # Rules version 1 (withdrawn CK-P4): base time only, then the latest dish (`dish_defaulted`).
+    final_choice_on_clock: bool = True
 
     def seat(self, player: str) -> Seat:
         return self.seats[self.index(player)]
@@ -117,9 +120,10 @@ class State:
         return self.opened_at + self.config.time(self.phase.value)
 
     def deadline_of(self, player: str) -> float:
-        """When this player's clock runs out in the current phase (CK-7): base time, then reserve.
-        The final choice has no reserve: its base deadline applies the default (CK-6)."""
-        if self.phase is Phase.FINAL_CHOICE:
+        """When this player's clock runs out in the current phase (CK-7): base time, then reserve (the
+        final choice too, revised CK-6). Under rules version 1 the final choice had no reserve: its base
+        deadline applied the default (withdrawn CK-P4)."""
+        if self.phase is Phase.FINAL_CHOICE and not self.final_choice_on_clock:
             return self.base_deadline()
         return self.base_deadline() + self.seat(player).reserve
 

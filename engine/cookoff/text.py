@@ -1,8 +1,11 @@
 """Text commands in the rule text's own words; one message is one phase submission.
 
 The current phase decides which sentences are expected (parse knows the state). Several sentences per
-message (split on '.', ';', '!' and new lines). Wording may vary as long as it is unambiguous; an
-unknown or ambiguous sentence is refused with MalformedCommand quoting it and showing the expected form.
+message (split on '.', ';', '!' and new lines). The rule text prints its formats in quotes, so quotes are
+dropped before splitting: straight or curly, double or single, around one sentence or several; an
+apostrophe inside a word ("won't", "I’ll") stays. The template's literal "worker(s)" is understood.
+Wording may vary as long as it is unambiguous; an unknown or ambiguous sentence is refused with
+MalformedCommand quoting it and showing the expected form.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ WORD = r"([a-z]+)"
 PASS_WORDS = {"pass", "nothing", "none", "skip", "no", "nothing to do"}
 
 SEND = re.compile(
-    rf"^{SUBJECT}(?:send|assign)\s+(\d+|{'|'.join(NUMBERS)})\s*(?:(?:workers?|harvesters?)\s+)?"
+    rf"^{SUBJECT}(?:send|assign)\s+(\d+|{'|'.join(NUMBERS)})\s*(?:(?:workers?|harvesters?)(?:\(s\))?\s+)?"
     rf"(?:to|at|on)\s+(?:the\s+)?{WORD}(?:\s+berry)?(?:\s+trees?)?$"
 )
 SEND_NONE = re.compile(rf"^{SUBJECT}(?:will\s+not|won't|do\s+not|don't)\s+send\s+(?:any\s+)?(?:workers|harvesters)$")
@@ -65,8 +68,19 @@ REMOVE_NONE = re.compile(rf"^{SUBJECT}(?:will\s+not|won't|do\s+not|don't)\s+remo
 CHOOSE = re.compile(rf"^{SUBJECT}(?:choose|pick|select)\s+(?:the\s+)?(?:dish\s+)?(?:number\s+|#)?(\d+)$")
 
 
+# Double quotes anywhere; single quotes only where they are not an apostrophe inside a word.
+QUOTES = re.compile(r"[\"“”„‟«»]|(?<![a-zA-Z])['‘’‚‛]|['‘’‚‛](?![a-zA-Z])")
+
+
+def unquote(text: str) -> str:
+    """The message without its quotation marks (the rule text quotes its formats); apostrophes inside
+    words become a plain "'"."""
+    return re.sub(r"(?<=[a-zA-Z])[‘’‛](?=[a-zA-Z])", "'", QUOTES.sub(" ", text))
+
+
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"[.;!\n]+", text) if s.strip()]
+    parts = (s.strip(" \t\r,") for s in re.split(r"[.;!\n]+", unquote(text)))
+    return [s for s in parts if s]
 
 
 def _berry(state: State, word: str, sentence: str) -> str:
@@ -96,7 +110,7 @@ def parse(state: State, text: str) -> Command:
     actions: list[object] = []
     passes: list[str] = []
     for original in parts:
-        s = re.sub(r"\s+", " ", original.lower().strip().strip("\"“”'")).strip(" ,")
+        s = re.sub(r"\s+", " ", original.lower()).strip(" ,")
         if s in PASS_WORDS and phase is not Phase.FINAL_CHOICE:
             passes.append(original)
             continue

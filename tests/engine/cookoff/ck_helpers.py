@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.contract import Event, Json, Viewer
+from engine.contract import Event, Game, Json, Viewer
 from engine.cookoff import GAME
 from engine.cookoff.config import load_default_berries
 from engine.cookoff.state import Phase, State
@@ -43,9 +43,10 @@ def config(**overrides: Any) -> dict[str, Json]:
     return cfg
 
 
-def match(seed: int = 1, **overrides: Any) -> LocalMatch:
+def match(seed: int = 1, game: Game = GAME, **overrides: Any) -> LocalMatch:
+    """A match under the current rules, or under `game` (an earlier rules version)."""
     cfg = config(**overrides)
-    m = LocalMatch(GAME, cfg, seed)
+    m = LocalMatch(game, cfg, seed)
     m.cfg = cfg  # type: ignore[attr-defined]
     return m
 
@@ -78,6 +79,19 @@ def to_phase(m: LocalMatch, target: Phase, round_: int | None = None) -> None:
             say(m, player, "pass")
 
 
+def play_to_final(m: LocalMatch, dishes_a: list[str], dishes_b: list[str]) -> None:
+    """From round 1's placement: ann and bob each place a Cheri berry and remove it as a dish, one a round on
+    the given squares (the berries gathered in round 1); pass otherwise, up to the final choice."""
+    for round_ in range(1, 16):
+        to_phase(m, Phase.PLACEMENT, round_)
+        a = dishes_a[round_ - 1] if round_ <= len(dishes_a) else ""
+        b = dishes_b[round_ - 1] if round_ <= len(dishes_b) else ""
+        both(m, f"place Cheri on {a}" if a else "pass", f"place Cheri on {b}" if b else "pass")
+        both(m, "pass")
+        both(m, "pass")
+        both(m, f"remove the dish on {a}" if a else "pass", f"remove the dish on {b}" if b else "pass")
+
+
 def gather(m: LocalMatch, text_a: str, text_b: str = "pass") -> None:
     """Gather in the current round and stop at placement."""
     assert phase(m) is Phase.GATHERING
@@ -101,7 +115,7 @@ def events_of(events: list[Event], kind: str) -> list[Event]:
 def replayed(m: LocalMatch, upto: int | None = None) -> Any:
     """The state rebuilt from the recorded events (all, or the first `upto`)."""
     events = m.events if upto is None else m.events[:upto]
-    return fold(GAME, GAME.initial_state(m.cfg, m.seed), events)  # type: ignore[attr-defined]
+    return fold(m.game, m.game.initial_state(m.cfg, m.seed), events)  # type: ignore[attr-defined]
 
 
 def plain(event: Event) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from ck_helpers import JUDGES, A, B, both, events_of, finish_round, match, phase, say, to_phase
+from ck_helpers import JUDGES, A, B, both, events_of, finish_round, match, phase, play_to_final, say, to_phase
 
 from engine.contract import Viewer
 from engine.cookoff import GAME
@@ -198,18 +198,6 @@ def test_ck6_judges_drawn_from_the_seed_are_one_of_each_family() -> None:
     assert len(families) > 1
 
 
-def play_to_final(m: LocalMatch, dishes_a: list[str], dishes_b: list[str]) -> None:
-    """Round 1: ann places and removes the given dishes over rounds 1.. (one per round); pass otherwise."""
-    for round_ in range(1, 16):
-        to_phase(m, Phase.PLACEMENT, round_)
-        a = dishes_a[round_ - 1] if round_ <= len(dishes_a) else ""
-        b = dishes_b[round_ - 1] if round_ <= len(dishes_b) else ""
-        both(m, f"place Cheri on {a}" if a else "pass", f"place Cheri on {b}" if b else "pass")
-        both(m, "pass")
-        both(m, "pass")
-        both(m, f"remove the dish on {a}" if a else "pass", f"remove the dish on {b}" if b else "pass")
-
-
 def test_ck6_ckp5_final_choice_judges_the_chosen_dish_and_dishes_are_numbered_in_removal_order() -> None:
     """CK-6 / CK-P5: only players with two dishes or more choose (numbered 1.. in the order removed)."""
     m = match(first=[("Cheri", 4)])
@@ -227,23 +215,6 @@ def test_ck6_ckp5_final_choice_judges_the_chosen_dish_and_dishes_are_numbered_in
     result = GAME.results(m.state)
     assert result["winner"] == A and result["chosen"] == {A: 1, B: None}
     assert [r["rank"] for r in result["results"]] == [1, 2]
-
-
-def test_ck6_ckp4_a_player_who_lets_the_final_choice_time_out_is_judged_on_the_latest_dish() -> None:
-    """CK-6 / CK-P4: the final choice runs on its base time only (no reserve); a player who lets it time
-    out is judged on the latest dish."""
-    m = match(first=[("Cheri", 4)])
-    both(m, "send 2 workers to Cheri", "send 2 workers to Cheri")
-    play_to_final(m, ["C3", "A1"], ["C3", "A1"])
-    say(m, B, "I choose dish 1.")
-    reserve = m.state.seat(A).reserve
-    assert GAME.status(m.state).deadline == m.state.opened_at + 120
-    events = m.advance(500)
-    (defaulted,) = events_of(events, "dish_defaulted")
-    assert defaulted["player"] == A and defaulted["dish"] == 2
-    (judged,) = events_of(events, "match_judged")
-    assert judged["chosen"] == {A: 2, B: 1}
-    assert m.state.seat(A).reserve == reserve and m.finished
 
 
 def test_ck6_berries_left_in_a_pot_are_discarded_and_no_dish_loses() -> None:

@@ -1,9 +1,11 @@
 """Golden transcripts of Cookoff.
 
 `match.txt`: a whole match made by the example bots (judge_bot vs random_bot) on the default clocks,
-with `@ +N` clock advances (some past a phase's base time, so reserve is spent) and a `---` that lets
-the final dish choice time out (CK-6: the latest dish). It replays to exactly expected.json, and writing
-the replay back out reproduces the script.
+with `@ +N` clock advances (some past a phase's base time, so reserve is spent) and a `---` where bob
+lets the final dish choice run out. Under the current rules (version 2, revised CK-6) his reserve runs
+out there and he loses on time: it replays to exactly expected.json. Under rules version 1 (CK-P4,
+withdrawn) he was judged on his latest dish: the same script replays to exactly expected-v1.json (the
+expected result before the revision, unchanged). Writing the replay back out reproduces the script.
 
 `timeloss.txt`: a short match where bob spends his reserve and his clock runs out through `@ +N` while
 ann keeps playing: ann wins on time (CK-7).
@@ -20,13 +22,14 @@ from pathlib import Path
 
 from clients.bots.cookoff import judge_bot, random_bot
 from engine.contract import Viewer
-from engine.cookoff import GAME
+from engine.cookoff import GAME, RULES_VERSIONS
 from engine.match import LocalMatch
 from engine.transcript import Step, play_script, script_header, script_lines, simulate, write_script
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "match.txt"
 EXPECTED = HERE / "expected.json"
+EXPECTED_V1 = HERE / "expected-v1.json"
 TIMELOSS = HERE / "timeloss.txt"
 SEED = 2026
 PLAYERS = ("ann", "bob")
@@ -39,6 +42,18 @@ def test_golden_transcript_replays_to_the_expected_result() -> None:
     assert result == json.loads(EXPECTED.read_text())
     assert result["finished"] and {j["winner"] for j in result["judges"]} <= {*players, None}
     assert any(line.startswith("@ +") for line in lines) and "---" in lines
+    # Revised CK-6: bob lets the final choice run out, so his reserve runs out there and he loses the DM.
+    assert result["decision"] == "time" and result["lost_on_time"] == ["bob"] and result["winner"] == "ann"
+
+
+def test_ckp4_golden_transcript_under_rules_version_1_replays_to_the_old_result() -> None:
+    """CK-P4 (withdrawn, rules version 1): the same script under the old rules: bob is judged on his latest
+    dish, exactly the result recorded before the revision."""
+    lines = SCRIPT.read_text().splitlines()
+    seed, players = script_header(lines)
+    result = simulate(RULES_VERSIONS["1"], players, seed, lines)
+    assert result == json.loads(EXPECTED_V1.read_text())
+    assert result["decision"] == "two judges" and result["chosen"] == {"ann": 3, "bob": 6}
 
 
 def test_writing_the_replayed_match_back_out_reproduces_the_script() -> None:
@@ -79,7 +94,7 @@ def _play(seed: int) -> tuple[LocalMatch, list[Step]]:
                 match.submit(player, command)
                 steps.append(Step(match.now, player, command))
             steps.append(Step(GAME.status(match.state).deadline or match.now, None))
-            match.expire()  # bob lets the final choice time out: judged on his latest dish
+            match.expire()  # bob lets the final choice run out: he loses on time (revised CK-6)
             continue
         for player in awaiting:
             due = GAME.status(match.state).deadline or match.now
