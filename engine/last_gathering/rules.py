@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.contract import Context, Event
@@ -63,12 +64,15 @@ def start(state: State, ctx: Context) -> list[Event]:
     if config.grid and config.first_deadline_at is not None:
         if config.first_deadline_at <= ctx.now:
             raise InvalidConfig(
-                f"first_deadline_at is {config.first_deadline_at:.0f} in Unix seconds, not after the match's"
-                f" start at {ctx.now:.0f}: give a later UTC time, or none for the start plus"
-                " first_frame_round_seconds"
+                f"first_deadline_at {utc_text(config.first_deadline_at)} is not after the match's start at"
+                f" {utc_text(ctx.now)}: give a later UTC time, or none for the start plus first_frame_round_seconds"
             )
         deadline = config.first_deadline_at  # LG-12: the host anchors the grid at a UTC time
     return [{"type": "frame_round_opened", "round": 1, "deadline": deadline}]
+
+
+def utc_text(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 GRID_SLACK = 1e-6  # seconds: a phase opening on a grid point (a timeout at its deadline) is not pushed a period on
