@@ -1,4 +1,5 @@
-"""Match configuration: players, garnets, tiebreak order, frames, tile supply, rounds, durations.
+"""Match configuration: players, garnets, tiebreak order, frames, tile supply, rounds, durations, and
+the first deadline as a UTC time (rules version 2, LG-12).
 
 Everything data-like is configuration with the rulings' values as defaults (LG-4 frames, LG-11 garnets
 and order), so a host can load the original values when they have them.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from engine.contract import Json
 from engine.errors import InvalidConfig
@@ -40,6 +42,11 @@ class Config:
     first_frame_round_seconds: float
     frame_round_seconds: float
     step_seconds: float
+    # Rules version 2 (LG-12): deadlines sit on the grid anchored at the first frame deadline, which a
+    # host may give as a UTC time (`first_deadline_at`, held here as Unix seconds, the match clock's unit).
+    # Rules version 1 (LG-P4): each phase's deadline is its opening time plus its duration.
+    grid: bool = True
+    first_deadline_at: float | None = None
 
     def index(self, player: str) -> int:
         return self.players.index(player)
@@ -57,8 +64,9 @@ class Config:
         return self.rounds + 1
 
 
-def default_config(players: Sequence[str]) -> dict[str, Json]:
-    return {
+def default_config(players: Sequence[str], grid: bool = True) -> dict[str, Json]:
+    """The defaults; `grid` False gives rules version 1's keys (no `first_deadline_at`)."""
+    config: dict[str, Json] = {
         "players": list(players),
         "starting_garnets": {p: DEFAULT_STARTING_GARNETS for p in players},
         "tiebreak_order": None,  # None: by starting garnets, highest first, then the order given
@@ -69,6 +77,9 @@ def default_config(players: Sequence[str]) -> dict[str, Json]:
         "frame_round_seconds": 24 * HOUR,
         "step_seconds": 24 * HOUR,
     }
+    if grid:
+        config["first_deadline_at"] = None  # None: the first frame deadline is the start + its duration
+    return config
 
 
 def _int(value: Json, what: str, low: int, high: int | None = None) -> int:
@@ -86,14 +97,29 @@ def _seconds(value: Json, what: str) -> float:
     return float(value)
 
 
-def parse_config(raw: Mapping[str, Json]) -> Config:
-    known = set(default_config([]))
+def utc_seconds(value: Json, what: str = "first_deadline_at") -> float:
+    """An ISO 8601 UTC time such as "2026-12-05T12:00:00Z" (or "+00:00") -> Unix seconds."""
+    example = '"2026-12-05T12:00:00Z"'
+    if not isinstance(value, str):
+        raise InvalidConfig(f"{what} must be a UTC time written like {example}, got {value!r}")
+    try:
+        when = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise InvalidConfig(f"{what} must be a UTC time written like {example}, got {value!r}") from None
+    if when.tzinfo is None or when.utcoffset() != timedelta(0):
+        raise InvalidConfig(f"{what} must be in UTC, ending in Z or +00:00 (like {example}), got {value!r}")
+    return when.timestamp()
+
+
+def parse_config(raw: Mapping[str, Json], grid: bool = True) -> Config:
+    known = set(default_config([], grid))
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise InvalidConfig(f"unknown configuration keys: {', '.join(unknown)}")
+        later = " (first_deadline_at is a key of rules version 2)" if "first_deadline_at" in unknown else ""
+        raise InvalidConfig(f"unknown configuration keys: {', '.join(unknown)}{later}")
     if "players" not in raw:
         raise InvalidConfig("the configuration must name the players")
-    merged = default_config(list(raw["players"]) if isinstance(raw["players"], list) else [])
+    merged = default_config(list(raw["players"]) if isinstance(raw["players"], list) else [], grid)
     merged.update(raw)
     players = merged["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
@@ -150,4 +176,6 @@ def parse_config(raw: Mapping[str, Json]) -> Config:
         first_frame_round_seconds=_seconds(merged["first_frame_round_seconds"], "first_frame_round_seconds"),
         frame_round_seconds=_seconds(merged["frame_round_seconds"], "frame_round_seconds"),
         step_seconds=_seconds(merged["step_seconds"], "step_seconds"),
+        grid=grid,
+        first_deadline_at=None if merged.get("first_deadline_at") is None else utc_seconds(merged["first_deadline_at"]),
     )

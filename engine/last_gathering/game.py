@@ -13,15 +13,22 @@ from engine.last_gathering.state import FRAMES, OVER, STEPS, PlayerState, State
 
 
 class LastGathering:
+    """Rules version 2 (the default): deadlines on the grid of LG-12. Rules version 1 (`lgp4_deadlines`):
+    each phase's deadline is its opening time plus its duration (LG-P4, withdrawn 2026-12-01); stored
+    matches of version 1 replay, verify and play on under it."""
+
     name = "last-gathering"
-    rules_version = "1"
     command_types: tuple[type, ...] = COMMAND_TYPES
 
+    def __init__(self, lgp4_deadlines: bool = False) -> None:
+        self.grid = not lgp4_deadlines
+        self.rules_version = "2" if self.grid else "1"
+
     def default_config(self, players: Sequence[str]) -> dict[str, Json]:
-        return default_config(players)
+        return default_config(players, self.grid)
 
     def initial_state(self, config: Mapping[str, Json], seed: int) -> State:
-        parsed = parse_config(config)
+        parsed = parse_config(config, self.grid)
         return State(
             config=parsed,
             seed=seed,
@@ -100,3 +107,5 @@ class LastGathering:
 
 
 GAME = LastGathering()
+RULES_V1 = LastGathering(lgp4_deadlines=True)
+RULES_VERSIONS = {RULES_V1.rules_version: RULES_V1}

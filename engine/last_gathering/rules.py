@@ -6,11 +6,13 @@ Every random default is drawn here from ctx.rng and written into the event that 
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.contract import Context, Event
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import InvalidConfig, MalformedCommand, RuleViolation
 from engine.last_gathering.board import (
     KIND_LETTERS,
     ROTATIONS,
@@ -57,8 +59,39 @@ def describe_tile(kind: str, sheep: str | None) -> str:
 
 
 def start(state: State, ctx: Context) -> list[Event]:
-    deadline = ctx.now + state.config.first_frame_round_seconds
+    config = state.config
+    deadline = ctx.now + config.first_frame_round_seconds
+    if config.grid and config.first_deadline_at is not None:
+        if config.first_deadline_at <= ctx.now:
+            raise InvalidConfig(
+                f"first_deadline_at {utc_text(config.first_deadline_at)} is not after the match's start at"
+                f" {utc_text(ctx.now)}: give a later UTC time, or none for the start plus first_frame_round_seconds"
+            )
+        deadline = config.first_deadline_at  # LG-12: the host anchors the grid at a UTC time
     return [{"type": "frame_round_opened", "round": 1, "deadline": deadline}]
+
+
+def utc_text(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+GRID_SLACK = 1e-6  # seconds: a phase opening on a grid point (a timeout at its deadline) is not pushed a period on
+
+
+def next_deadline(state: State, now: float, duration: float) -> float:
+    """The deadline of a phase opening at `now`.
+
+    Rules version 2, LG-12: the first grid point (the first frame deadline plus a whole number of
+    `step_seconds`, before or after it) at least `duration` after `now`; so an early end never moves later
+    deadlines, and a phase lasts at least its duration and less than its duration plus one period.
+    Rules version 1, LG-P4: `now` plus `duration`.
+    """
+    anchor = state.grid_anchor
+    if not state.config.grid or anchor is None:
+        return now + duration
+    period = state.config.step_seconds
+    periods = math.ceil((now + duration - anchor - GRID_SLACK) / period)
+    return anchor + periods * period
 
 
 def normalize(command: Submit) -> Submit:
@@ -261,9 +294,12 @@ def resolve_frames(state: State, ctx: Context) -> list[Event]:
     }
     after = evolve(state, resolved)
     if after.acting():
-        deadline = ctx.now + config.frame_round_seconds
+        deadline = next_deadline(state, ctx.now, config.frame_round_seconds)
         return [resolved, {"type": "frame_round_opened", "round": state.frame_round + 1, "deadline": deadline}]
-    return [resolved, {"type": "step_opened", "step": 1, "deadline": ctx.now + config.step_seconds}]
+    return [
+        resolved,
+        {"type": "step_opened", "step": 1, "deadline": next_deadline(state, ctx.now, config.step_seconds)},
+    ]
 
 
 # ---------------------------------------------------------------- steps: placement t-1, auction t
@@ -352,7 +388,8 @@ def resolve_step(state: State, ctx: Context) -> list[Event]:
     }
     after = evolve(state, resolved)
     if state.step < config.steps:
-        return [resolved, {"type": "step_opened", "step": state.step + 1, "deadline": ctx.now + config.step_seconds}]
+        deadline = next_deadline(state, ctx.now, config.step_seconds)
+        return [resolved, {"type": "step_opened", "step": state.step + 1, "deadline": deadline}]
     return [resolved, finish(after)]
 
 
@@ -386,7 +423,10 @@ def _score_of(scores: list[dict[str, Any]], player: str) -> int:
 def evolve(state: State, event: Event) -> State:
     kind = event["type"]
     if kind == "frame_round_opened":
-        return replace(state, phase=FRAMES, frame_round=event["round"], deadline=event["deadline"])
+        state = replace(state, phase=FRAMES, frame_round=event["round"], deadline=event["deadline"])
+        if event["round"] == 1:
+            state = replace(state, grid_anchor=event["deadline"])  # LG-12: the grid starts here
+        return state
     if kind == "orders_submitted":
         me = state.player(event["player"])
         old = me.pending

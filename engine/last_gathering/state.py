@@ -53,6 +53,7 @@ class State:
     frame_round: int = 0
     step: int = 0
     deadline: float | None = None
+    grid_anchor: float | None = None  # the first frame round's deadline: LG-12's grid starts there
     tile_to_place: Tile | None = None  # won at the previous auction, placed in this step
     auctions: tuple[AuctionResult, ...] = ()  # every resolved tile auction, in order
     last_resolution: dict[str, Any] | None = None  # public summary of the last resolution

@@ -1,4 +1,4 @@
-"""Project rulings LG-P1..LG-P8: choices made where the rule text and LG-1..LG-11 are silent."""
+"""Project rulings LG-P1..LG-P8, where the rule text and LG-1..LG-12 are silent (LG-P4: rules version 1)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from lg_helpers import ALL_SPOKES, PLAYERS, crosses_except, everyone, in_steps, 
 
 from engine.contract import Viewer
 from engine.last_gathering import GAME
+from engine.last_gathering.game import RULES_V1
 from engine.last_gathering.scoring import regions
+from engine.match import LocalMatch
 
 
 def test_lgp1_starting_garnets_default_to_20_each() -> None:
@@ -38,9 +40,12 @@ def test_lgp3_random_defaults_are_drawn_in_a_fixed_order_and_recorded() -> None:
 
 
 def test_lgp4_each_phase_deadline_is_its_opening_time_plus_its_duration() -> None:
-    """LG-P4: ending early opens the next phase at once, with a full duration from then."""
-    match = new_match(first_frame_round_seconds=100, frame_round_seconds=50, step_seconds=10)
-    assert GAME.status(match.state).deadline == 100
+    """LG-P4 (withdrawn 2026-12-01 for LG-12, kept as rules version 1 for the matches stored under it):
+    ending early opens the next phase at once, with a full duration from then."""
+    config = RULES_V1.default_config(list(PLAYERS))
+    config.update(first_frame_round_seconds=100, frame_round_seconds=50, step_seconds=10)
+    match = LocalMatch(RULES_V1, config, 1)
+    assert RULES_V1.rules_version == "1" and GAME.status(match.state).deadline == 100
     match.advance(30)
     for player, frame in zip(PLAYERS, ("F1", "F2", "F3", "F4"), strict=True):
         match.submit_text(player, f"bid 0 on frame {frame}; end early")

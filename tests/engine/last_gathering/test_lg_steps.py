@@ -53,7 +53,8 @@ def test_lg8_placement_r_overlaps_auction_r_plus_1() -> None:
     assert ann[spot_index("B3")] == PlacedTile("junction", 90, "B")  # the same tile, population included
     assert match.state.player("Cy").board[spot_index("D4")] == PlacedTile("junction", 270, "B")
     assert match.state.tile_to_place is not None and match.state.tile_to_place.kind == "cross"
-    assert match.events[-1] == {"type": "step_opened", "step": 3, "deadline": 0.0 + DAY}
+    # LG-12: everything ended early at 0; the grid is 54 h + whole days, so step 3 ends at 30 h
+    assert match.events[-1] == {"type": "step_opened", "step": 3, "deadline": 54 * 3600 - DAY}
 
 
 def test_an_occupied_spot_is_refused_with_no_event() -> None:
