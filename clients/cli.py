@@ -309,8 +309,12 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
         if report.ok:
             held = f", {report.receipts_checked} receipts held" if args.receipts else ""
             unkeyed = f"; unkeyed up to v{report.unkeyed_until}" if report.unkeyed_until else ""
+            rules = ""
+            if report.recorded_rules_version != report.current_rules_version:  # re-decided under its own rules
+                rules = f"; under rules version {report.recorded_rules_version} (now {report.current_rules_version})"
             print(
-                f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records{held}){unkeyed}",
+                f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records{held})"
+                f"{unkeyed}{rules}",
                 flush=True,
             )
             if args.receipts and not kept:

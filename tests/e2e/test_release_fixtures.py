@@ -50,6 +50,7 @@ def test_a_stored_release_starts_verifies_and_its_saved_tokens_still_act(
     code, out = matchctl(release, capsys, "verify", "--all")
     assert code == 0 and out.count(": OK") == 3, out
     assert "unkeyed up to v" in out  # records of the old release keep their SHA-256 links
+    assert "under rules version 1 (now 2)" in out  # Cookoff and the Last Gathering: re-decided as recorded
     root = Path(release.settings.var_dir).parent
     gathering = (root / "last-gathering.id").read_text().strip()
     code, out = matchctl(release, capsys, "state", gathering)  # the saved host token
