@@ -308,6 +308,14 @@ class Matches:
         rows = [(version, live.visible_record(version, viewer)) for version in range(first, last + 1)]
         return Accepted(last, rows, live.status(), receipt_at(live, last))
 
+    async def _as_host(
+        self, live: LiveMatch, token: str | None, tag: RequestTag | None
+    ) -> tuple[Viewer, str, Accepted | None]:
+        """A host's write: (viewer, caller, the original outcome if this request was already made)."""
+        viewer = await self.require_host(live, token)
+        caller = self.access.caller_of(live, token)
+        return viewer, caller, self._replayed(live, caller, tag, viewer)
+
     @staticmethod
     def _tagged(records: Sequence[Record], tag: RequestTag | None, caller: str) -> list[Record]:
         """The batch with the request recorded on its first record."""
@@ -581,9 +589,7 @@ class Matches:
         tag: RequestTag | None = None,
     ) -> Accepted:
         async def act(live: LiveMatch) -> Accepted:
-            viewer = await self.require_host(live, token)
-            caller = self.access.caller_of(live, token)
-            again = self._replayed(live, caller, tag, viewer)
+            viewer, caller, again = await self._as_host(live, token, tag)
             if again is not None:
                 return again
             _check_expected(live, expected_version)
@@ -638,9 +644,7 @@ class Matches:
         """
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = await self.require_host(live, token)
-            caller = self.access.caller_of(live, token)
-            again = self._replayed(live, caller, tag, viewer)
+            viewer, caller, again = await self._as_host(live, token, tag)
             if again is not None:
                 return again
             if not reason.strip():
@@ -687,9 +691,7 @@ class Matches:
         """Pause, resume, extend or settle: an audited host record (all but settle move the match clock)."""
 
         async def act(live: LiveMatch) -> Accepted:
-            viewer = await self.require_host(live, token)
-            caller = self.access.caller_of(live, token)
-            again = self._replayed(live, caller, tag, viewer)
+            viewer, caller, again = await self._as_host(live, token, tag)
             if again is not None:
                 return again
             _check_expected(live, expected_version)
