@@ -13,15 +13,12 @@ from clients.client import MatchClient
 from server.app import Settings
 from server.clock import Clock, ManualClock
 from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
 
 
-def wait_for_phase(client: MatchClient, match_id: str, token: str, phase: str, seconds: float = 5) -> bool:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if client.state(match_id, token).status.phase == phase:
-            return True
-        time.sleep(0.02)
-    return False
+def wait_for_phase(client: MatchClient, match_id: str, token: str, phase: str) -> bool:
+    wait_until(lambda: client.state(match_id, token).status.phase == phase, f"the match is in {phase}")
+    return True
 
 
 def records(client: MatchClient, match_id: str, token: str) -> list[dict]:  # type: ignore[type-arg]

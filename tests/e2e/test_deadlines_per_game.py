@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from clients.client import MatchClient
 from server.clock import ManualClock
 from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
 
 DAY = 24 * 3600
-
-
-def wait_until(check: Any, seconds: float = 5.0) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if check():
-            return
-        time.sleep(0.02)
-    raise AssertionError("the server did not apply the deadline in time")
 
 
 def game_events(client: MatchClient, match_id: str, token: str, kind: str) -> list[dict[str, Any]]:
@@ -39,13 +30,15 @@ def test_last_gathering_missed_bid_and_placement_get_recorded_random_defaults_th
     client = server.client()
     match_id, host, tokens = seat(client, "last-gathering", ["a", "b", "c", "d"])
     clock.advance(54 * 3600 + 1)  # nobody bid for a frame: every non-bidder gets a random frame
-    wait_until(lambda: game_events(client, match_id, host, "frame_round_resolved"))
+    wait_until(lambda: game_events(client, match_id, host, "frame_round_resolved"), "the deadline applied")
     client.submit(match_id, tokens["a"], text="bid 1 junction")
     clock.advance(DAY + 1)
-    wait_until(lambda: game_events(client, match_id, host, "step_resolved"))
+    wait_until(lambda: game_events(client, match_id, host, "step_resolved"), "the deadline applied")
     client.submit(match_id, tokens["a"], text="place A1 rotate 90")
     clock.advance(DAY + 1)
-    wait_until(lambda: len(game_events(client, match_id, host, "step_resolved")) == 2)
+    wait_until(
+        lambda: len(game_events(client, match_id, host, "step_resolved")) == 2, "the server applied the deadline"
+    )
     first, second = game_events(client, match_id, host, "step_resolved")
     assert [bid["defaulted"] for bid in first["bids"]] == [False, True, True, True]
     assert all(bid["bid"] == 0 and bid["sheep"] is None for bid in first["bids"][1:])
@@ -66,10 +59,10 @@ def test_mining_orders_missing_at_the_deadline_move_every_miner_one_space(
         starts = "; ".join(f"start {miner} {index + offset + 1}" for offset, miner in enumerate("bcpst"))
         client.submit(match_id, tokens[player], text=starts)
     clock.advance(DAY + 1)
-    wait_until(lambda: game_events(client, match_id, host, "round_opened"))
+    wait_until(lambda: game_events(client, match_id, host, "round_opened"), "the deadline applied")
     client.submit(match_id, tokens["a"], text="move b 2; move c 2; move p 2; move s 4; move t 3")
     clock.advance(DAY + 1)
-    wait_until(lambda: game_events(client, match_id, host, "round_resolved"))
+    wait_until(lambda: game_events(client, match_id, host, "round_resolved"), "the deadline applied")
     resolved = game_events(client, match_id, host, "round_resolved")[0]
     assert resolved["defaulted"] == ["b", "c", "d", "e"]  # MN-P1
     assert resolved["orders"]["b"]["moves"] == {miner: 1 for miner in "bcpst"}
@@ -84,7 +77,7 @@ def test_cookoff_a_player_out_of_reserve_loses_while_the_other_wins(server: Serv
     assert "reserve" in json.dumps(view)  # a bot can budget its time
     client.submit(match_id, tokens["ann"], text="I will not send any workers.")
     clock.advance(60 + 180 + 1)  # bob's base time and all of his reserve
-    wait_until(lambda: client.state(match_id, host).status.finished)
+    wait_until(lambda: client.state(match_id, host).status.finished, "the deadline applied")
     final = client.state(match_id, host)
     assert final.results["winner"] == "ann"
     assert final.results["lost_on_time"] == ["bob"]

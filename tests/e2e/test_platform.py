@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 
 import grpc
@@ -19,6 +18,7 @@ from server.clock import ManualClock
 from tests.conftest import make_server
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
 
 
 def code_of(call) -> tuple[grpc.StatusCode, str]:  # type: ignore[no-untyped-def]
@@ -201,9 +201,9 @@ def test_a_deadline_that_passed_while_the_server_was_down_applies_at_start(tmp_p
     clock.advance(61)  # round 1's deadline passes while nothing runs
     second = make_server(tmp_path, clock)
     again = second.client()
-    deadline = time.time() + 5
-    while again.state(match_id, host).status.phase != "round 2" and time.time() < deadline:
-        time.sleep(0.02)
+    wait_until(
+        lambda: again.state(match_id, host).status.phase == "round 2", "the restarted server applied round 1's deadline"
+    )
     records = [json.loads(e.json) for e in again.history(match_id, host)]
     defaulted = [r for r in records if r.get("event", {}).get("type") == "Defaulted"]
     assert [r["event"]["player"] for r in defaulted] == ["bob"]

@@ -8,7 +8,6 @@ import re
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from clients.client import RESUME_FROM, MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
 from tests.support.process import MATCHSERVER, WAIT, child_env, start_process
 from tests.support.process import ServerProcess as Server
+from tests.support.waiting import wait_until
 
 SEATS = ["a", "b", "c", "d", "e"]
 
@@ -130,10 +130,7 @@ def test_sigterm_during_load_keeps_every_acknowledged_write_and_exits_0(start: C
     threads = [threading.Thread(target=player.run) for player in players]
     for thread in threads:
         thread.start()
-    deadline = time.monotonic() + WAIT
-    while sum(len(player.joined) for player in players) < 40:
-        assert time.monotonic() < deadline, "the load never got going"
-        time.sleep(0.01)
+    wait_until(lambda: sum(len(player.joined) for player in players) >= 40, "the load got going")
     assert server.stop() == 0
     for thread in threads:
         thread.join(WAIT)
@@ -177,10 +174,7 @@ def test_a_subscription_resumes_across_a_restart_on_the_same_port(start: Callabl
     for seat in SEATS:
         join(client, match_id, seat, admin)  # the same client, reconnected to the new process
     final = client.state(match_id, admin).version
-    deadline = time.monotonic() + WAIT
-    while not received or received[-1] < final:
-        assert time.monotonic() < deadline, f"the stream did not resume: {received}, {resumed}"
-        time.sleep(0.01)
+    wait_until(lambda: received and received[-1] >= final, f"the stream resumed to {final}: {received}, {resumed}")
     stream.cancel()
     reading.join(WAIT)
     assert received == list(range(1, final + 1))  # no gap, no duplicate

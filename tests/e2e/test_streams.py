@@ -23,6 +23,7 @@ from server.startup import EXCLUSIVE_PORT_OPTIONS
 from server.streams import StreamLimits
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
 
 WAIT = 30.0  # generous: the suite must pass on two loaded cores
 
@@ -51,13 +52,6 @@ def open_streams(server: ServerThread) -> int:
         return server.running.matches.streams.count()
 
     return server.run(count())
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.01)
 
 
 def ended(stream: Iterator[pb.SubscribeResponse]) -> tuple[list[int], grpc.RpcError]:

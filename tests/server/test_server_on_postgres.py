@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 
 import grpc
@@ -12,8 +11,10 @@ import pytest
 
 from server.app import Settings
 from server.clock import ManualClock
+from server.ticker import tick
 from tests.conftest import postgres_url
 from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
 
 
 def start(tmp_path: Path, store: str, clock: ManualClock) -> ServerThread:
@@ -52,13 +53,11 @@ def test_two_server_processes_append_exactly_one_timeout_per_phase(tmp_path: Pat
     created = one.client().create("duel", ["ann", "bob"], seed=5)
     two = start(tmp_path, url, clock)  # loads the match from the shared store
     clock.advance(61)  # both tickers see round 1's deadline pass
-    deadline = time.time() + 10
     host = created.host_token
-    while time.time() < deadline:
-        if one.client().state(created.match_id, host).status.phase == "round 2":
-            break
-        time.sleep(0.05)
-    time.sleep(0.3)  # let the slower ticker try too
+    wait_until(lambda: one.client().state(created.match_id, host).status.phase == "round 2", "round 1 timed out")
+    for server in (one, two):  # each ticker tries once more, whichever was slower: nothing more may land
+        assert server.running is not None
+        server.run(tick(server.running.matches))
     one.stop()
     three = start(tmp_path, url, clock)  # a fresh reader of the store: what landed?
     records = [json.loads(e.json) for e in three.client().history(created.match_id, host)]
@@ -83,9 +82,7 @@ def test_two_processes_on_one_store_see_each_others_matches_and_submissions(tmp_
     stream.cancel()
     assert update.event.type == "Picked" and json.loads(update.event.json)["event"]["player"] == "bob"
     first.submit(created.match_id, ann, text="pick 1")
-    deadline = time.time() + 60  # generous: the other process polls the shared store
-    while second.state(created.match_id).status.phase != "round 2" and time.time() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: second.state(created.match_id).status.phase == "round 2", "process two saw round 2")
     assert second.state(created.match_id).view["scores"] == {"ann": 0, "bob": 1}
     assert created.match_id in {m.match_id for m in second.list_matches()}
     one.stop()
