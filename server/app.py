@@ -181,7 +181,7 @@ class Running:
 
 
 async def start_server(settings: Settings) -> Running:
-    """Start serving; returns the bound port (ask for port 0 in tests). Raises server.startup.StartupError
+    """Start serving; returns the bound port (ask for port 0 in tests). Raises server.errors.StartupRefused
     when the settings cannot work or the address is taken, before the store is opened."""
     credentials = server_credentials(settings.tls_cert, settings.tls_key)
     refuse_plaintext_in_public(settings.address, credentials is not None, settings.insecure_public)

@@ -38,7 +38,13 @@ class DataLoss(ServerError):
 
 
 class StartupRefused(ServerError):
-    """The server will not start on what it was given (an unreadable store file, a missing chain key)."""
+    """The server will not start on what it was given (an unreadable store file, a missing chain key, TLS
+    files, a public address in plaintext, a taken address): `matchserver` prints why and exits with
+    `exit_code`, 2 for settings that cannot work, 1 for the machine's state."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class Unavailable(ServerError):

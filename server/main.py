@@ -16,7 +16,6 @@ import sys
 
 from server.app import Settings, start_server
 from server.errors import StartupRefused
-from server.startup import StartupError
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
@@ -95,16 +94,11 @@ def main(argv: list[str] | None = None) -> None:
     settings = parse_args(argv)
     try:
         asyncio.run(serve(settings))
-    except StartupError as exc:
-        print(f"matchserver: {exc}", file=sys.stderr, flush=True)
+    except StartupRefused as exc:
+        print(f"matchserver: not starting: {exc}", file=sys.stderr, flush=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         pass
-    except StartupRefused as exc:
-        print(f"matchserver: not starting: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except OSError as exc:  # e.g. the address is taken: say so, without a traceback
-        raise SystemExit(f"matchserver: {exc}") from None
 
 
 if __name__ == "__main__":

@@ -9,14 +9,7 @@ from typing import Any
 
 import grpc
 
-
-class StartupError(Exception):
-    """The server cannot start: exit code 2 for settings that cannot work, 1 for the machine's state."""
-
-    def __init__(self, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
+from server.errors import StartupRefused
 
 # One server per address: gRPC sets SO_REUSEPORT on Linux by default, so a second server on a taken
 # port would start and share the clients at random with the first. Kept apart from other server options.
@@ -49,9 +42,9 @@ def _read_pem(path: str, flag: str, marker: str) -> bytes:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise StartupError(f"cannot read {flag} {path}: {exc.strerror or exc}") from exc
+        raise StartupRefused(f"cannot read {flag} {path}: {exc.strerror or exc}") from exc
     if f"-----BEGIN {marker}".encode() not in data:
-        raise StartupError(f"{flag} {path} holds no PEM {marker}")
+        raise StartupRefused(f"{flag} {path} holds no PEM {marker}")
     return data
 
 
@@ -60,18 +53,18 @@ def server_credentials(cert: str, key: str) -> grpc.ServerCredentials | None:
     if not cert and not key:
         return None
     if not (cert and key):
-        raise StartupError("TLS needs both --tls-cert FILE and --tls-key FILE")
+        raise StartupRefused("TLS needs both --tls-cert FILE and --tls-key FILE")
     chain = _read_pem(cert, "--tls-cert", "CERTIFICATE")
     private_key = _read_pem(key, "--tls-key", "PRIVATE KEY")
     if b"PRIVATE KEY-----" in chain:
-        raise StartupError(f"--tls-cert {cert} holds a private key: give the certificate chain only")
+        raise StartupRefused(f"--tls-cert {cert} holds a private key: give the certificate chain only")
     return grpc.ssl_server_credentials([(private_key, chain)])
 
 
 def refuse_plaintext_in_public(address: str, tls: bool, insecure_public: bool) -> None:
     """Tokens travel in request metadata: in clear text they must not leave the machine unless asked."""
     if not tls and not insecure_public and not is_loopback_host(listen_host(address)):
-        raise StartupError(
+        raise StartupRefused(
             f"refusing to serve plaintext on {address}, which is not a loopback address: tokens would cross "
             "the network in clear. Serve TLS with --tls-cert FILE --tls-key FILE, or pass --insecure-public "
             "if something in front of the server encrypts the traffic"
@@ -110,7 +103,7 @@ def bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredenti
         port = 0
     if port == 0:
         hint = ", or --tls-key does not match --tls-cert" if credentials is not None else ""
-        raise StartupError(
+        raise StartupRefused(
             f"cannot listen on {address}: the address is in use (another server?) or not on this machine{hint}",
             exit_code=1,
         )

@@ -13,7 +13,8 @@ from clients import client as client_module
 from clients.client import CleartextCredentialError, MatchClient, is_loopback_target
 from server import startup
 from server.app import Settings, start_server
-from server.startup import StartupError, listen_host, refuse_plaintext_in_public
+from server.errors import StartupRefused
+from server.startup import listen_host, refuse_plaintext_in_public
 
 # (host, loopback?) for both copies of the classification: the server's and the client library's.
 HOSTS = [
@@ -84,7 +85,7 @@ def test_client_targets(target: str, loopback: bool) -> None:
 
 @pytest.mark.parametrize("address", ["0.0.0.0:50051", "[::]:50051", ":50051", "192.0.2.7:50051", "myhost:1"])
 def test_the_server_refuses_plaintext_on_a_public_address_naming_both_ways_out(address: str) -> None:
-    with pytest.raises(StartupError) as refused:
+    with pytest.raises(StartupRefused) as refused:
         refuse_plaintext_in_public(address, tls=False, insecure_public=False)
     assert refused.value.exit_code == 2
     assert address in str(refused.value)
@@ -100,7 +101,7 @@ def test_plaintext_on_loopback_needs_no_flag(address: str) -> None:
 
 def test_start_server_refuses_before_touching_the_data_folder(tmp_path: Path) -> None:
     settings = Settings(address="0.0.0.0:0", var_dir=str(tmp_path / "var"))
-    with pytest.raises(StartupError, match="--insecure-public"):
+    with pytest.raises(StartupRefused, match="--insecure-public"):
         asyncio.run(start_server(settings))
     assert not (tmp_path / "var").exists()
 
@@ -123,7 +124,7 @@ def test_unusable_tls_files_are_named_at_start_up(tmp_path: Path, cert: str, key
         tls_cert=str(tmp_path / cert) if cert else "",
         tls_key=str(tmp_path / key) if key else "",
     )
-    with pytest.raises(StartupError, match=problem) as refused:
+    with pytest.raises(StartupRefused, match=problem) as refused:
         asyncio.run(start_server(settings))
     assert refused.value.exit_code == 2
     assert not (tmp_path / "var").exists()
