@@ -12,7 +12,6 @@ import json
 import logging
 import math
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -245,7 +244,7 @@ class MatchService:
         accepted = await self.matches.force_phase_end(
             match_id, _token(context), request.reason, expected, request_tag(request, self.limits)
         )
-        return _write_response(pb.ForcePhaseEndResponse, accepted, await self._paused(match_id))
+        return _write_response(pb.ForcePhaseEndResponse, accepted)
 
     @_unary
     async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
@@ -263,11 +262,7 @@ class MatchService:
             expected,
             request_tag(request, self.limits),
         )
-        return _write_response(pb.HostActionResponse, accepted, await self._paused(match_id))
-
-    async def _paused(self, match_id: uuid.UUID) -> bool:
-        """Whether the match is paused now (by the host, or by a rollback until the host resumes)."""
-        return (await self.matches.load(match_id)).paused_at is not None
+        return _write_response(pb.HostActionResponse, accepted)
 
     @_unary
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
@@ -281,7 +276,7 @@ class MatchService:
             request.reopen,
             request_tag(request, self.limits),
         )
-        return _write_response(pb.RollbackResponse, accepted, paused=True)  # a rollback pauses the match
+        return _write_response(pb.RollbackResponse, accepted)
 
     @_unary
     async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
@@ -469,11 +464,11 @@ WriteResponse = TypeVar(
 )
 
 
-def _write_response(kind: type[WriteResponse], accepted: Accepted, paused: bool = False) -> WriteResponse:
+def _write_response(kind: type[WriteResponse], accepted: Accepted) -> WriteResponse:
     return kind(
         version=accepted.version,
         events=[convert.event_message(version, record) for version, record in accepted.records],
-        status=convert.status_message(accepted.status, paused),
+        status=convert.status_message(accepted.status, accepted.paused),
         receipt=convert.receipt_message(accepted.receipt),
     )
 

@@ -74,6 +74,7 @@ class Accepted:
     records: list[tuple[int, Record]]  # (version, record as the caller may see it)
     status: Status
     receipt: Receipt  # the chain's head at `version`: the writer keeps it to prove the log later
+    paused: bool = False  # whether the match is paused after `version` (by the host, or by a rollback)
 
 
 def receipt_at(live: LiveMatch, version: int) -> Receipt:
@@ -284,7 +285,9 @@ class Matches:
     def _accepted(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> Accepted:
         """What a write answers: the records it appended as the caller may see them, and a receipt."""
         rows = [(version, live.visible_record(version, viewer)) for version, _ in written]
-        return Accepted(live.version, rows, live.status(), receipt_at(live, live.version))
+        return Accepted(
+            live.version, rows, live.status(), receipt_at(live, live.version), live.paused_after(live.version)
+        )
 
     # --- idempotent writes (server/requests.py) -------------------------------------------------
 
@@ -306,7 +309,7 @@ class Matches:
         same_body(live.records[first - 1]["request"], tag)
         last = live.batch_end_from(first)
         rows = [(version, live.visible_record(version, viewer)) for version in range(first, last + 1)]
-        return Accepted(last, rows, live.status(), receipt_at(live, last))
+        return Accepted(last, rows, live.status(), receipt_at(live, last), live.paused_after(last))
 
     async def _as_host(
         self, live: LiveMatch, token: str | None, tag: RequestTag | None
