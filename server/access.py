@@ -124,9 +124,13 @@ class Access:
             )
 
     def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
-        if not token:
+        return self.host_only(self.viewer_for(live, token) if token else None)
+
+    @staticmethod
+    def host_only(viewer: Viewer | None) -> Viewer:
+        """The viewer, if it is the match's host (None: the call named no token)."""
+        if viewer is None:
             raise Unauthenticated("this needs the host's token (authorization metadata)")
-        viewer = self.viewer_for(live, token)
         if not viewer.is_host:
             raise PermissionDenied("only the host of this match may do that")
         return viewer

@@ -28,9 +28,9 @@ class HostKey:
     revoked_reason: str = ""
 
 
-def new_key() -> tuple[str, str]:
-    """(key id, secret): the id is public (lists, logs, records), the secret is shown once."""
-    return f"hk-{secrets.token_hex(6)}", KEY_PREFIX + secrets.token_urlsafe(32)
+def new_key_id() -> str:
+    """A host key's id: public (lists, logs, records), unlike its secret, which is shown once."""
+    return f"hk-{secrets.token_hex(6)}"
 
 
 class Identities:

@@ -37,7 +37,7 @@ from server.errors import (
     Unauthenticated,
     Unavailable,
 )
-from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key
+from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key_id
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
@@ -53,8 +53,8 @@ T = TypeVar("T")
 # A write that loses an optimistic-concurrency race on a shared store is decided again on the caught-up
 # state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
 MAX_WRITE_ATTEMPTS = 5
-# What each secret a match hands out starts with (host keys start with mshk_, server/identities.py).
-SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": ""}
+# What each secret the server hands out starts with (it also keeps a secret from starting with "-").
+SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": KEY_PREFIX}
 
 
 class LostRace(Aborted):
@@ -278,9 +278,7 @@ class Matches:
             return self.access.viewer_for(live, token)
 
     async def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
-        if token:
-            await self.viewer_for(live, token)  # caught up if the token is new to this process
-        return self.access.require_host(live, token)
+        return self.access.host_only(await self.viewer_for(live, token) if token else None)
 
     def _accepted(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> Accepted:
         """What a write answers: the records it appended as the caller may see them, and a receipt."""
@@ -513,10 +511,9 @@ class Matches:
         if tag is not None and (earlier := self.access.identities.requests.get(("admin", tag.request_id))) is not None:
             same_body(earlier["request"], tag)
             key_id = str(earlier["host_key_id"])
-            return self.access.identities.keys[key_id], KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
-        key_id, secret = new_key()
-        if tag is not None:
-            secret = KEY_PREFIX + self._secret(tag, "identities", "host-key", key_id)
+            return self.access.identities.keys[key_id], self._secret(tag, "identities", "host-key", key_id)
+        key_id = new_key_id()
+        secret = self._secret(tag, "identities", "host-key", key_id)
         record = self.access.identities.created_record(key_id, name, secret, self.clock.now())
         await self._append_identity(self._tagged([record], tag, "admin")[0])
         return self.access.identities.keys[key_id], secret
