@@ -139,14 +139,14 @@ class MatchClient:
         returns the original outcome instead of writing twice."""
         if not request.request_id:
             request.request_id = uuid.uuid4().hex
-        for attempt, pause in enumerate((*WRITE_RETRY_PAUSES, None)):
+        for pause in WRITE_RETRY_PAUSES:
             try:
                 return call(request, **kwargs)
             except grpc.RpcError as exc:
-                if pause is None or exc.code() != grpc.StatusCode.UNAVAILABLE:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
-                time.sleep(pause * (1 + attempt * 0.1))
-        raise AssertionError("unreachable")
+                time.sleep(pause)
+        return call(request, **kwargs)  # the last try: whatever it raises, the caller sees
 
     def _auth(self, token: str | None) -> list[tuple[str, str]]:
         """The authorization metadata (a spectator says so); checked before every call with a token."""

@@ -18,10 +18,11 @@ from grpc_reflection.v1alpha import reflection
 
 from matchserver.v1 import matchserver_pb2 as pb
 from server import chainkey, ticker
+from server.access import HostQuotas
 from server.api import MatchService, service_handler
 from server.clock import Clock
 from server.limits import Limits
-from server.matches import HostQuotas, Matches
+from server.matches import Matches
 from server.startup import (
     EXCLUSIVE_PORT_OPTIONS,
     bind,

@@ -11,6 +11,7 @@ from typing import Any
 from engine import codec
 from engine import match as rules
 from engine.contract import Event, Viewer
+from engine.registry import get_game
 from server.live import LiveMatch
 from server.records import Receipt, Record, first_broken_link, receipt_problem, unkeyed_until
 
@@ -89,7 +90,7 @@ def unreadable(version: int, reason: str, prefix: LiveMatch | None) -> dict[str,
         "first_bad_version": version,
         "problem": f"the stored record cannot be read ({reason}): the match is quarantined (DATA_LOSS)",
         "recorded_rules_version": str(prefix.header.get("rules_version", "")) if prefix is not None else "",
-        "current_rules_version": prefix.game.rules_version if prefix is not None else "",
+        "current_rules_version": get_game(prefix.game.name).rules_version if prefix is not None else "",
         "receipts_checked": 0,
         "unkeyed_until": 0,
     }

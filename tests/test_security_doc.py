@@ -7,8 +7,8 @@ import dataclasses
 import re
 from pathlib import Path
 
+from server.access import HostQuotas
 from server.limits import Limits
-from server.matches import HostQuotas
 from server.streams import StreamLimits
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,8 +10,8 @@ import pytest
 
 from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
+from server.access import HostQuotas
 from server.app import Settings
-from server.matches import HostQuotas
 from tests.support.server import ServerThread
 
 
