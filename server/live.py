@@ -99,9 +99,6 @@ class LiveMatch:
             version += 1
         return version
 
-    def batch_ends(self) -> list[int]:
-        return [version for version in range(1, self.version + 1) if self.is_batch_end(version)]
-
     def nearest_batch_ends(self, version: int) -> tuple[int | None, int | None]:
         """The last batch end before `version` and the first after it (None where there is none)."""
         before = next((v for v in range(version - 1, 0, -1) if self.is_batch_end(v)), None)
