@@ -189,6 +189,18 @@ def test_the_client_pings_no_more_often_than_the_server_permits() -> None:
     assert ("grpc.so_reuseport", 0) in EXCLUSIVE_PORT_OPTIONS  # one server per port (server.startup)
 
 
+def test_connection_limits_reach_the_grpc_options_with_the_documented_defaults() -> None:
+    """What docs/SECURITY.md promises of connections; enforcing them is gRPC's own work."""
+    options = dict(ConnectionLimits().options())
+    assert options["grpc.max_concurrent_streams"] == 100
+    assert options["grpc.max_connection_idle_ms"] == 15 * 60_000
+    assert options["grpc.max_connection_age_ms"] == 60 * 60_000
+    assert options["grpc.max_connection_age_grace_ms"] == 5 * 60_000
+    limits = ConnectionLimits(max_concurrent_streams=7, max_connection_idle_ms=1_000)
+    assert dict(limits.options())["grpc.max_concurrent_streams"] == 7  # a setting, not a constant
+    assert dict(limits.options())["grpc.max_connection_idle_ms"] == 1_000
+
+
 def end_all_streams(server: ServerThread) -> int:
     async def end() -> int:
         assert server.running is not None
