@@ -11,7 +11,6 @@ import hmac
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.contract import Viewer
@@ -34,28 +33,21 @@ class HostQuotas:
 
 
 class Access:
-    def __init__(
-        self, admin_token: str | None, quotas: HostQuotas, cached: Callable[[uuid.UUID], LiveMatch | None]
-    ) -> None:
+    def __init__(self, admin_token: str | None, quotas: HostQuotas) -> None:
         self.admin_token = admin_token
         self.quotas = quotas
-        self.cached = cached  # a match if it is in memory (quotas count only what they can see finished)
         self.identities = Identities()
-        self.token_owner: dict[str, uuid.UUID] = {}  # token hash -> its match (replaced tokens too)
-        self.by_host_key: defaultdict[str, list[uuid.UUID]] = defaultdict(list)
+        # token hash -> its match (replaced tokens too), for matches in memory; the catalog has them all
+        self.token_owner: dict[str, uuid.UUID] = {}
         self.creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
 
     def index(self, live: LiveMatch) -> None:
         """Remember whose tokens a match holds and which host key created it."""
         for digest in live.tokens:
             self.token_owner[digest] = live.id
-        key_id = live.header.get("host_key")
-        if key_id and live.id not in self.by_host_key[key_id]:
-            self.by_host_key[key_id].append(live.id)
 
     def created(self, creator: str, match_id: uuid.UUID) -> None:
         if creator != "admin":
-            self.by_host_key[creator].append(match_id)
             self.creations[creator].append(time.monotonic())
 
     def is_admin(self, token: str | None) -> bool:
@@ -104,7 +96,8 @@ class Access:
             raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
         return key.key_id
 
-    def check_quota(self, key_id: str) -> None:
+    def check_quota(self, key_id: str, live_count: int) -> None:
+        """`live_count`: the key's unfinished matches (from the catalog)."""
         if key_id == "admin":
             return
         quotas = self.quotas
@@ -116,7 +109,6 @@ class Access:
                 f"host key {key_id} created {len(recent)} matches in the last minute: "
                 f"max_creations_per_minute_per_host_key is {quotas.max_creations_per_minute_per_host_key}"
             )
-        live_count = self.live_matches_of(key_id)
         if live_count >= quotas.max_live_matches_per_host_key:
             raise ResourceExhausted(
                 f"host key {key_id} has {live_count} unfinished matches: "
@@ -151,29 +143,3 @@ class Access:
             raise Unauthenticated("this needs the admin token (authorization: Bearer ...)")
         if not self.is_admin(token):
             raise PermissionDenied("only the server's admin manages host keys")
-
-    def live_matches_of(self, key_id: str) -> int:
-        """Unfinished matches this host key created (one not in memory counts, to stay safe)."""
-        return sum(
-            1
-            for match_id in self.by_host_key.get(key_id, [])
-            if (cached := self.cached(match_id)) is None or not cached.status().finished
-        )
-
-    def visible_ids(self, token: str | None, known: list[uuid.UUID]) -> list[uuid.UUID]:
-        """The matches the caller hosts or sits in (the admin: all; a spectator: none)."""
-        if not token:
-            return []
-        if self.is_admin(token):
-            return list(known)
-        digest = token_hash(token)
-        key = self.identities.by_secret_digest(digest)
-        if key is not None:
-            if key.revoked:
-                raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
-            return list(self.by_host_key.get(key.key_id, []))
-        owner = self.token_owner.get(digest)
-        cached = self.cached(owner) if owner is not None else None
-        if owner is None or (cached is not None and digest not in cached.tokens):
-            raise Unauthenticated("the token is not known to this server (or was replaced)")
-        return [owner]

@@ -191,25 +191,25 @@ class MatchService:
         key, secret = await self.matches.create_host_key(
             _token(context), request.name, request_tag(request, self.limits)
         )
-        return pb.CreateHostKeyResponse(key=self._host_key(key), host_key=secret)
+        return pb.CreateHostKeyResponse(key=await self._host_key(key), host_key=secret)
 
     @_unary
     async def ListHostKeys(self, request: pb.ListHostKeysRequest, context: Any) -> pb.ListHostKeysResponse:
         keys = await self.matches.list_host_keys(_token(context))
-        return pb.ListHostKeysResponse(keys=[self._host_key(key) for key in keys])
+        return pb.ListHostKeysResponse(keys=[await self._host_key(key) for key in keys])
 
     @_unary
     async def RevokeHostKey(self, request: pb.RevokeHostKeyRequest, context: Any) -> pb.RevokeHostKeyResponse:
         key = await self.matches.revoke_host_key(_token(context), request.key_id, request.reason)
-        return pb.RevokeHostKeyResponse(key=self._host_key(key))
+        return pb.RevokeHostKeyResponse(key=await self._host_key(key))
 
-    def _host_key(self, key: HostKey) -> pb.HostKey:
+    async def _host_key(self, key: HostKey) -> pb.HostKey:
         return pb.HostKey(
             key_id=key.key_id,
             name=key.name,
             created_at=key.created_at,
             revoked=key.revoked,
-            live_matches=self.matches.access.live_matches_of(key.key_id),
+            live_matches=await self.matches.unfinished_of(key.key_id),
         )
 
     @_unary
@@ -343,16 +343,15 @@ class MatchService:
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
         summaries = []
         matches, next_token = await self.matches.list_matches(_token(context), _page(request))
-        for live in matches:
-            status = live.status()
+        for summary in matches:
             summaries.append(
                 pb.MatchSummary(
-                    match_id=str(live.id),
-                    game=live.game.name,
-                    players=list(live.players),
-                    version=live.version,
-                    phase=status.phase,
-                    finished=status.finished,
+                    match_id=str(summary.match_id),
+                    game=summary.game,
+                    players=list(summary.players),
+                    version=summary.version,
+                    phase=summary.phase,
+                    finished=summary.finished,
                 )
             )
         return pb.ListMatchesResponse(matches=summaries, next_page_token=next_token)

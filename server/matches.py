@@ -26,6 +26,7 @@ from engine.errors import GameError, InvalidConfig, MalformedCommand
 from engine.registry import get_game
 from server import audit
 from server.access import Access, HostQuotas, UnknownToken
+from server.catalog import Summary, summary_of, token_digests
 from server.clock import Clock
 from server.errors import (
     Aborted,
@@ -53,6 +54,8 @@ T = TypeVar("T")
 # A write that loses an optimistic-concurrency race on a shared store is decided again on the caught-up
 # state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
 MAX_WRITE_ATTEMPTS = 5
+# Writes are projected into the catalog this long after the first of them (they share one transaction).
+CATALOG_DELAY = 0.05
 # What each secret the server hands out starts with (it also keeps a secret from starting with "-").
 SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": KEY_PREFIX}
 
@@ -104,7 +107,7 @@ class Matches:
         store: EventStore,
         clock: Clock,
         admin_token: str | None = None,
-        cache_size: int = 1024,
+        cache_bytes: int = 512 * 2**20,
         refresh_every: float | None = None,
         quotas: HostQuotas | None = None,
         limits: Limits | None = None,
@@ -117,17 +120,22 @@ class Matches:
         # before a read catches up from the store (None: this process is the only writer).
         self.refresh_every = refresh_every
         self._fresh: dict[uuid.UUID, float] = {}
-        self._log_position = 0
         self.store = store
+        self.catalog = store.catalog()  # match summaries and token owners (server/catalog.py)
+        self._catalog_position = 0  # the last notification the catalog has applied (read at start)
+        self._catalog_lock = asyncio.Lock()
+        self._catalog_due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
+        self._catalog_task: asyncio.Task[None] | None = None
         self.clock = clock
         self.admin_token = admin_token
         self._writer = GroupWriter(store)
-        self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_size)
+        # Live matches, bounded by memory (their estimated size), not by count: a few long matches weigh
+        # as much as thousands of short ones. Evicted matches are read again on their next use.
+        self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_bytes, getsizeof=_size_of)
         self._locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
-        self._known: list[uuid.UUID] = []
         self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
-        self.access = Access(admin_token, quotas or HostQuotas(), self._cache.get)  # who calls (SECURITY.md)
+        self.access = Access(admin_token, quotas or HostQuotas())  # who calls (SECURITY.md)
         self._created_by_request: dict[tuple[str, str], uuid.UUID] = {}  # (creator, request_id) -> match
         self.chain_key = chain_key
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
@@ -138,28 +146,112 @@ class Matches:
         return await self._writer.call(fn, *args)
 
     async def start(self) -> None:
-        """Load the host keys and every match in the store (rebuilding state from events)."""
+        """Load the host keys and bring the catalog up to date; matches load on first use. A store an
+        older release wrote (no catalog yet) is upgraded first: every match summarised, once."""
         await self.refresh_identities()
-        await self.discover()
+        position = await self._io(self.catalog.position)
+        if position is None:
+            await self._upgrade_catalog()
+        else:
+            self._catalog_position = position
+        await self.catch_up_catalog()
+
+    async def _upgrade_catalog(self) -> None:
+        """Build the catalog of a store written before it existed (exempt from the start-up target)."""
+        with_lock = self.catalog.upgrade_lock()
+        await self._io(with_lock.__enter__)
+        try:
+            position = await self._io(self.catalog.position)
+            if position is not None:  # another node built it while this one waited for the lock
+                self._catalog_position = position
+                return
+            upto = await self._io(self.store.last_position)
+            match_ids = [m for m in await self._io(self.store.match_ids) if m != IDENTITIES_STREAM]
+            log.info("upgrading the store: building the match catalog of %d matches", len(match_ids))
+            summaries: list[Summary] = []
+            tokens: list[tuple[str, uuid.UUID]] = []
+            for done, match_id in enumerate(match_ids, start=1):
+                try:
+                    records = await self._io(self.store.read, match_id, 0)
+                    live = _rebuild(match_id, records)
+                except UnreadableRecord as exc:  # listed once it is repaired; served as DATA_LOSS until then
+                    log.error("upgrade: %s", exc)
+                    continue
+                summaries.append(summary_of(live))
+                tokens += [(digest, match_id) for record in records for digest in token_digests(record)]
+                if len(summaries) >= 200 or done == len(match_ids):
+                    await self._io(self.catalog.apply, summaries, tokens, 0)
+                    summaries, tokens = [], []
+                    log.info("upgrade: %d of %d matches catalogued", done, len(match_ids))
+            await self._io(self.catalog.apply, [], [], upto)
+            self._catalog_position = upto
+            log.info("upgrade done: the catalog holds %d matches", len(match_ids))
+        finally:
+            await self._io(with_lock.__exit__, None, None, None)
+
+    async def catch_up_catalog(self) -> int:
+        """Project what was appended since the catalog's position (by this or another process) into it:
+        the summaries of the matches it touched and the tokens it issued. Returns the entries applied."""
+        applied = 0
+        async with self._catalog_lock:
+            while True:
+                changes = await self._io(self.store.changes_after, self._catalog_position)
+                if not changes:
+                    return applied
+                touched: dict[uuid.UUID, int] = {}
+                tokens: list[tuple[str, uuid.UUID]] = []
+                for change in changes:
+                    if change.match_id == IDENTITIES_STREAM:
+                        continue
+                    touched[change.match_id] = max(touched.get(change.match_id, 0), change.version)
+                    tokens += [(digest, change.match_id) for digest in token_digests(change.record)]
+                projected = await self._io(self.catalog.versions, list(touched))
+                summaries = []
+                for match_id, version in touched.items():
+                    if projected.get(match_id, 0) >= version:
+                        continue  # another process projected it already
+                    try:
+                        live = await self.load(match_id)
+                        if live.version < version:  # appended by another process, or a write in flight
+                            await self._catch_up(live)
+                    except (DataLoss, NotFound):
+                        continue  # quarantined: it answers DATA_LOSS; catalogued once repaired
+                    summaries.append(summary_of(live))
+                position = changes[-1].position
+                await self._io(self.catalog.apply, summaries, tokens, position)
+                self._catalog_position = position
+                applied += len(changes)
+
+    def _catalog_soon(self) -> None:
+        """After a write: project it shortly (writes that come together share one catalog transaction)."""
+        if self._catalog_due is not None or (self._catalog_task is not None and not self._catalog_task.done()):
+            return
+
+        def run() -> None:
+            self._catalog_due = None
+            self._catalog_task = asyncio.ensure_future(self._catch_up_quietly())
+
+        self._catalog_due = asyncio.get_running_loop().call_later(CATALOG_DELAY, run)
+
+    async def _catch_up_quietly(self) -> None:
+        try:
+            await self.catch_up_catalog()
+        except Exception:  # the next write or tick tries again; the events are safe in the store
+            log.exception("the match catalog could not be brought up to date")
 
     async def refresh_identities(self) -> None:
         """Apply host-key records written since the last look (by this or another process)."""
         for record in await self._io(self.store.read, IDENTITIES_STREAM, self.access.identities.version):
             self.access.identities.apply(record)
 
-    async def discover(self) -> list[uuid.UUID]:
-        """Find matches created since the last look (by this or another process) and load them."""
-        found, self._log_position = await self._io(self.store.matches_since, self._log_position)
-        new = [match_id for match_id in found if match_id not in self._known and match_id != IDENTITIES_STREAM]
-        self._known.extend(new)
-        for match_id in new:
-            try:
-                await self.load(match_id)
-            except DataLoss:  # that match only (logged when set aside): the server serves the others
-                continue
-        return new
-
     async def close(self) -> None:
+        if self._catalog_due is not None:
+            self._catalog_due.cancel()
+            self._catalog_due = None
+        try:
+            await self.catch_up_catalog()  # a clean stop leaves nothing for the next start to project
+        except Exception:
+            log.exception("the match catalog could not be brought up to date before stopping")
         await self._writer.close()
 
     @staticmethod
@@ -202,9 +294,6 @@ class Matches:
             raise self._quarantine(exc, records[: exc.version - 1]) from None
         self._cache[match_id] = live
         self.access.index(live)
-        request = live.header.get("request")
-        if request:
-            self._created_by_request[(str(request["caller"]), str(request["id"]))] = match_id
         return live
 
     def _quarantine(self, exc: UnreadableRecord, readable: list[Record]) -> DataLoss:
@@ -216,8 +305,6 @@ class Matches:
         quarantined = Quarantined(exc.version, exc.reason, prefix)
         self._quarantined[exc.match_id] = quarantined
         self._cache.pop(exc.match_id, None)
-        if exc.match_id in self._known:  # the ticker and listings visit only servable matches
-            self._known.remove(exc.match_id)
         log.error("%s", exc, exc_info=exc.__cause__)
         message = quarantined.message(exc.match_id)
         self.streams.end_match(exc.match_id, message)  # its subscribers learn now, not at their next wake-up
@@ -257,6 +344,9 @@ class Matches:
         for version, record in enumerate(stamped, start=first):
             if live.version < version:  # a catch-up from the store may have applied it already
                 live.apply(record)
+        if self._cache.get(live.id) is live:
+            self._cache[live.id] = live  # measured again: it grew
+        self._catalog_soon()
         condition = self._changed[live.id]
         async with condition:
             condition.notify_all()
@@ -267,15 +357,24 @@ class Matches:
 
     async def viewer_for(self, live: LiveMatch, token: str | None) -> Viewer:
         """Who the caller is for this match (server/access.py). A token this copy does not know may have
-        been issued by another process on a shared store since it was read: catch up once, then decide."""
+        been issued by another process on a shared store since it was read (catch up once), or belong to
+        a match not in memory (the catalog knows every token's match)."""
         try:
             return self.access.viewer_for(live, token)
         except UnknownToken:
-            if self.refresh_every is None:
-                raise
-            await self._catch_up(live)
-            await self.refresh_identities()
-            return self.access.viewer_for(live, token)
+            if self.refresh_every is not None:
+                await self._catch_up(live)
+                await self.refresh_identities()
+                try:
+                    return self.access.viewer_for(live, token)
+                except UnknownToken:
+                    pass
+            owner = await self._io(self.catalog.token_owner, token_hash(token or ""))
+            if owner == live.id:
+                raise Unauthenticated("this token was replaced by a newer one for the same seat") from None
+            if owner is not None:
+                raise PermissionDenied("this token belongs to another match") from None
+            raise
 
     async def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
         return self.access.host_only(await self.viewer_for(live, token) if token else None)
@@ -356,12 +455,14 @@ class Matches:
             await self.refresh_identities()  # a host key another server process has just created
             creator = self.access.creator(token)
         if tag is not None:
-            if self.refresh_every is not None:
-                await self.discover()  # another process may have created it for this request
             existing = self._created_by_request.get((creator, tag.request_id))
+            if existing is None:  # made by another process, or by this one before a restart?
+                await self.catch_up_catalog()
+                existing = await self._io(self.catalog.created_for, creator, tag.request_id)
             if existing is not None:
                 return self._created_again(await self.load(existing), tag)
-        self.access.check_quota(creator)
+        if creator != "admin":
+            self.access.check_quota(creator, await self.unfinished_of(creator))
         game = get_game(game_name)
         check_seat_names(players, self.limits)
         players = list(players)
@@ -396,7 +497,6 @@ class Matches:
         live = LiveMatch(live.id, game)
         await self._append(live, self._tagged(records, tag, creator))
         self._cache[live.id] = live
-        self._known.append(live.id)
         self.access.token_owner[token_hash(host_token)] = live.id
         if tag is not None:
             self._created_by_request[(creator, tag.request_id)] = live.id
@@ -764,7 +864,6 @@ class Matches:
                 live, [created] + _game_records(effective_events(source.records, at), why, now, start=True)
             )
             self._cache[live.id] = live
-            self._known.append(live.id)
             self.access.token_owner[token_hash(host_token)] = live.id
             by = "admin" if self.access.is_admin(token) else viewer.kind
             note: Record = {"kind": "host", "action": "fork", "by": by, "reason": reason, "fork": str(live.id)}
@@ -848,17 +947,44 @@ class Matches:
         taken = page.fit(rows, lambda row: len(json.dumps(row[1])))
         return rows[:taken], page.next_token(first + taken, more=first + taken <= live.version)
 
-    async def list_matches(self, token: str | None, page: PageRequest = FIRST_PAGE) -> tuple[list[LiveMatch], str]:
-        """The matches the caller hosts or sits in (the admin: all; a spectator: none), oldest first."""
-        ids = self.access.visible_ids(token, self._known)
-        first = page.start(default=0)
-        chosen = ids[first : first + page.size]
-        matches = [await self.load(match_id) for match_id in chosen]
-        end = first + len(chosen)
-        return matches, page.next_token(end, more=end < len(ids))
+    async def list_matches(self, token: str | None, page: PageRequest = FIRST_PAGE) -> tuple[list[Summary], str]:
+        """The matches the caller hosts or sits in (the admin: all; a spectator: none), oldest first, from
+        the catalog: no match is loaded. The page token is the catalog position of the last one listed."""
+        if not token:
+            return [], ""
+        await self.catch_up_catalog()  # a match this or another process has just created is listed
+        after = page.start(default=0)
+        if self.access.is_admin(token):
+            rows = await self._io(self.catalog.page, after, page.size + 1)
+        else:
+            digest = token_hash(token)
+            key = self.access.identities.by_secret_digest(digest)
+            if key is None:
+                await self.refresh_identities()  # a host key another process has just created
+                key = self.access.identities.by_secret_digest(digest)
+            if key is not None:
+                if key.revoked:
+                    raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
+                rows = await self._io(self.catalog.page, after, page.size + 1, key.key_id)
+            else:
+                owner = await self._io(self.catalog.token_owner, digest)
+                live = await self.load(owner) if owner is not None else None
+                if live is None or digest not in live.tokens:
+                    raise Unauthenticated("the token is not known to this server (or was replaced)")
+                summary = await self._io(self.catalog.get, live.id)
+                rows = [summary] if summary is not None and summary.seq > after else []
+        chosen = rows[: page.size]
+        more = len(rows) > page.size
+        return chosen, page.next_token(chosen[-1].seq if chosen else after, more=more)
 
-    def known(self) -> list[uuid.UUID]:
-        return list(self._known)
+    async def unfinished_of(self, key_id: str) -> int:
+        """Unfinished matches a host key created (its quota), from the catalog."""
+        await self.catch_up_catalog()
+        return await self._io(self.catalog.unfinished_of, key_id)
+
+    async def due_matches(self) -> list[uuid.UUID]:
+        """The matches whose current phase has ended by now (server clock), from the catalog."""
+        return await self._io(self.catalog.due, self.clock.now())
 
     async def wait_for_change(self, match_id: uuid.UUID, after_version: int, timeout: float) -> None:
         condition = self._changed[match_id]
@@ -870,6 +996,10 @@ class Matches:
                 await asyncio.wait_for(condition.wait(), timeout)
             except TimeoutError:
                 pass
+
+
+def _size_of(live: LiveMatch) -> int:
+    return live.approx_bytes()
 
 
 def _apply(live: LiveMatch, version: int, record: Record) -> None:

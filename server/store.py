@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from eventsourcing.application import Application
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
 
+from server.catalog import Catalog
 from server.errors import StartupRefused
 
 Record = dict[str, Any]
@@ -47,6 +49,16 @@ class MatchRecorded(DomainEvent):
     """One record of a match's log."""
 
     record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entry of the store's notification log: a record appended to a match at a version."""
+
+    position: int  # the notification id (ids have gaps: keep the last one seen, never count)
+    match_id: uuid.UUID
+    version: int
+    record: Record
 
 
 class MatchLog(Application[uuid.UUID]):
@@ -95,6 +107,17 @@ class EventStore:
             raise StartupRefused(
                 f"store file {path} cannot be opened as SQLite ({exc}); it was left as it is"
             ) from None
+        # Streams read in full or in part, by id: start-up and listings must read none (tests count).
+        self.reads: Counter[uuid.UUID] = Counter()
+
+    def catalog(self) -> Catalog:
+        """The read models (server/catalog.py), in the store's own database."""
+        datastore = getattr(self._app.recorder, "datastore", None)
+        if datastore is None:  # the in-memory store: a private in-memory SQLite beside it
+            return Catalog.in_memory()
+        postgres = self.url.startswith("postgres:")
+        schema = getattr(datastore, "schema", "") if postgres else ""
+        return Catalog(lambda: datastore.transaction(commit=True), postgres=postgres, schema=schema)
 
     def close(self) -> None:
         self._app.close()
@@ -127,6 +150,7 @@ class EventStore:
 
     def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
         """The records after `after_version`, in order; UnreadableRecord names the first that does not decode."""
+        self.reads[match_id] += 1
         stored = self._app.recorder.select_events(match_id, gt=after_version or None)
         records = []
         for item in stored:
@@ -154,6 +178,22 @@ class EventStore:
                 if notification.originator_version == 1:
                     ids.append(uuid.UUID(str(notification.originator_id)))
             start = notifications[-1].id + 1
+
+    def changes_after(self, position: int, limit: int = 500) -> list[Change]:
+        """The next entries of the notification log after `position`, oldest first, records decoded.
+        A record that does not decode is left out (reading its match reports it, and quarantines it)."""
+        changes = []
+        for notification in self._app.recorder.select_notifications(start=position + 1, limit=limit):
+            try:
+                record = _as_record(self._app.mapper.to_domain_event(notification))
+            except Exception:
+                record = {}
+            match_id = uuid.UUID(str(notification.originator_id))
+            changes.append(Change(notification.id, match_id, notification.originator_version, record))
+        return changes
+
+    def last_position(self) -> int:
+        return int(self._app.recorder.max_notification_id() or 0)
 
 
 def _as_record(event: Any) -> Record:

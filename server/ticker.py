@@ -1,7 +1,9 @@
 """The deadline ticker: ends phases whose deadline has passed, with the times they should have fired.
 
 Deadlines live in the events (each phase records its own), so nothing relies on in-memory timers:
-after a restart the first tick applies every deadline that passed while the server was down.
+after a restart the first tick applies every deadline that passed while the server was down. The
+catalog (server/catalog.py) indexes when each match is next due, so a tick visits only the matches
+that are due, loading those not in memory: its cost does not grow with the matches stored.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ log = logging.getLogger(__name__)
 async def tick(matches: Matches) -> int:
     """One pass over the live matches; returns how many records the deadlines wrote."""
     written = 0
+    await matches.catch_up_catalog()  # what this and other processes wrote: due times moved
     if matches.refresh_every is not None:
-        await matches.discover()  # matches other processes created
         await matches.refresh_identities()  # host keys other processes created or revoked
-    for match_id in matches.known():
-        live = await matches.load(match_id)
+    for match_id in await matches.due_matches():
+        try:
+            live = await matches.load(match_id)
+        except Exception:  # quarantined (logged when set aside): the others are served
+            continue
         if live.paused_at is not None or not is_due(live.game, live.state, matches.now(live)):
             continue
         try:
