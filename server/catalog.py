@@ -28,7 +28,9 @@ CATALOG = "catalog"  # the name of the catalog's row in ms_tracking
 COLUMNS = (
     "seq, match_id, game, players, version, phase, finished, due_at, host_key, private, request_caller, request_id"
 )
-UPGRADE_LOCK = 0x6D61_7463_6873  # PostgreSQL advisory lock id: one node upgrades an old store at a time
+# PostgreSQL advisory lock ids: one node at a time creates the tables, and upgrades an old store.
+SCHEMA_LOCK = 0x6D61_7463_6872
+UPGRADE_LOCK = 0x6D61_7463_6873
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,16 @@ class Catalog:
     """The read-model tables, through a transaction factory that yields a DB-API cursor (the store's own
     database: eventsourcing's SQLite or PostgreSQL datastore, or a private in-memory SQLite)."""
 
-    def __init__(self, transaction: Transaction, *, postgres: bool = False, schema: str = "") -> None:
+    def __init__(
+        self,
+        transaction: Transaction,
+        *,
+        postgres: bool = False,
+        schema: str = "",
+        connection: Transaction | None = None,
+    ) -> None:
         self._transaction = transaction
+        self._connection = connection  # PostgreSQL: one pooled connection held (a session-level lock)
         self.postgres = postgres
         self._prefix = f'"{schema}".' if schema else ""
         self._ensure_tables()
@@ -122,6 +132,8 @@ class Catalog:
             "CREATE TABLE IF NOT EXISTS ms_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
         ]
         with self._transaction() as cursor:
+            if self.postgres:  # CREATE ... IF NOT EXISTS races between nodes starting together
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in statements:
                 # Index names are per schema in PostgreSQL: the prefix must not qualify them.
                 sql = self._sql(statement).replace(f"EXISTS {self._prefix}ms_matches_", "EXISTS ms_matches_")
@@ -139,16 +151,16 @@ class Catalog:
     @contextmanager
     def upgrade_lock(self) -> Iterator[None]:
         """Held while an old store's catalog is built: with PostgreSQL, one node builds, the others wait."""
-        if not self.postgres:
+        if self._connection is None:
             yield
             return
-        with self._transaction() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", (UPGRADE_LOCK,))
-        try:
-            yield
-        finally:
-            with self._transaction() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", (UPGRADE_LOCK,))
+        # A session-level lock belongs to one connection: hold that one until the unlock.
+        with self._connection() as connection:
+            connection.execute("SELECT pg_advisory_lock(%s)", (UPGRADE_LOCK,))
+            try:
+                yield
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(%s)", (UPGRADE_LOCK,))
 
     # --- writes ---------------------------------------------------------------------------------
 

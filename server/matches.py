@@ -126,6 +126,7 @@ class Matches:
         self._catalog_lock = asyncio.Lock()
         self._catalog_due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
         self._catalog_task: asyncio.Task[None] | None = None
+        self.ticks = 0  # deadline-ticker passes completed (server/ticker.py)
         self.clock = clock
         self.admin_token = admin_token
         self._writer = GroupWriter(store)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,7 @@ from typing import Any
 
 from eventsourcing.application import Application
 from eventsourcing.domain import DomainEvent
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, InternalError, ProgrammingError
 
 from server.catalog import Catalog
 from server.errors import StartupRefused
@@ -101,8 +102,7 @@ class EventStore:
         if path is not None:
             check_sqlite_file(path)
         try:
-            # Pass every setting explicitly: the library lets environment variables override defaults.
-            self._app = MatchLog(env=store_env(url))
+            self._app = _open(url)
         except sqlite3.DatabaseError as exc:
             raise StartupRefused(
                 f"store file {path} cannot be opened as SQLite ({exc}); it was left as it is"
@@ -117,7 +117,12 @@ class EventStore:
             return Catalog.in_memory()
         postgres = self.url.startswith("postgres:")
         schema = getattr(datastore, "schema", "") if postgres else ""
-        return Catalog(lambda: datastore.transaction(commit=True), postgres=postgres, schema=schema)
+        return Catalog(
+            lambda: datastore.transaction(commit=True),
+            postgres=postgres,
+            schema=schema,
+            connection=datastore.get_connection if postgres else None,
+        )
 
     def close(self) -> None:
         self._app.close()
@@ -194,6 +199,20 @@ class EventStore:
 
     def last_position(self) -> int:
         return int(self._app.recorder.max_notification_id() or 0)
+
+
+def _open(url: str, attempts: int = 5) -> MatchLog:
+    """The library's application on the store. Nodes starting together on one PostgreSQL race to create
+    its tables ("tuple concurrently updated"): the loser tries again once the winner is done."""
+    for attempt in range(1, attempts + 1):
+        try:
+            # Pass every setting explicitly: the library lets environment variables override defaults.
+            return MatchLog(env=store_env(url))
+        except (InternalError, IntegrityError, ProgrammingError):
+            if not url.startswith("postgres:") or attempt == attempts:
+                raise
+            time.sleep(0.2 * attempt)  # start-up only: nothing else waits on this thread
+    raise AssertionError("unreachable")
 
 
 def _as_record(event: Any) -> Record:

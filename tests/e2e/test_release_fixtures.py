@@ -13,6 +13,7 @@ import pytest
 from clients import cli
 from clients.client import MatchClient
 from server.app import Settings
+from server.identities import IDENTITIES_STREAM
 from tests.support.server import ServerThread
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -24,6 +25,7 @@ SAVED_AT = "127.0.0.1:50917"  # the address the fixture script's server had, whi
 def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServerThread:
     source = FIXTURES / request.param
     shutil.copytree(source, tmp_path / "release")  # never the fixture itself: starting tightens and keys it
+    (tmp_path / "release" / "release.name").write_text(request.param)
     server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "release" / "var"))).start()
     request.addfinalizer(server.stop)
     saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
@@ -38,10 +40,38 @@ def matchctl(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: st
     return code, capsys.readouterr().out
 
 
+# What each release's verify report says of its records, beyond OK (release 10: before the keyed chain
+# and before Cookoff's and the Last Gathering's rules version 2).
+VERIFY_NOTES = {
+    "release-10": ["unkeyed up to v", "under rules version 1 (now 2)"],
+    "release-11": [],
+}
+
+
 def test_the_fixture_was_not_changed_by_earlier_runs() -> None:
     for name in RELEASES:
         var = FIXTURES / name / "var"
-        assert sorted(path.name for path in var.iterdir()) == ["admin.token", "matches.db"], name
+        names = {path.name for path in var.iterdir()}  # no -wal or -shm: nothing ran on the fixture itself
+        assert {"admin.token", "matches.db"} <= names <= {"admin.token", "chain.key", "matches.db"}, name
+
+
+def test_a_stored_release_is_upgraded_once_then_starts_reading_no_match(
+    release: ServerThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The release before the catalog had none: the first start builds it (every match listed), later
+    starts read no match."""
+    listed = release.client().list_matches()
+    assert len(listed) == 3
+    release.stop()
+    with caplog.at_level("INFO", logger="server.matches"):
+        again = ServerThread(Settings(address="127.0.0.1:0", var_dir=release.settings.var_dir)).start()
+    try:
+        assert again.running is not None
+        assert not any("upgrad" in message for message in caplog.messages)
+        assert [m.match_id for m in again.client().list_matches()] == [m.match_id for m in listed]
+        assert set(again.running.store.reads) <= {IDENTITIES_STREAM}
+    finally:
+        again.stop()
 
 
 def test_a_stored_release_starts_verifies_and_its_saved_tokens_still_act(
@@ -49,9 +79,9 @@ def test_a_stored_release_starts_verifies_and_its_saved_tokens_still_act(
 ) -> None:
     code, out = matchctl(release, capsys, "verify", "--all")
     assert code == 0 and out.count(": OK") == 3, out
-    assert "unkeyed up to v" in out  # records of the old release keep their SHA-256 links
-    assert "under rules version 1 (now 2)" in out  # Cookoff and the Last Gathering: re-decided as recorded
     root = Path(release.settings.var_dir).parent
+    for note in VERIFY_NOTES[(root / "release.name").read_text()]:
+        assert note in out  # e.g. release 10's records keep their SHA-256 links, and replay as recorded
     gathering = (root / "last-gathering.id").read_text().strip()
     code, out = matchctl(release, capsys, "state", gathering)  # the saved host token
     assert code == 0 and json.loads(out)["viewer"] == "host"

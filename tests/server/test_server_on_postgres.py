@@ -143,3 +143,50 @@ def test_a_seat_token_replaced_in_one_process_ends_its_stream_in_another(tmp_pat
     finally:
         one.stop()
         two.stop()
+
+
+def test_on_postgres_a_restarted_node_reads_no_match_and_lists_them_from_the_catalog(tmp_path: Path) -> None:
+    url, clock = postgres_url(), ManualClock()
+    first = start(tmp_path, url, clock)
+    made = [first.client().create("duel", ["ann", "bob"], seed=n).match_id for n in range(5)]
+    first.stop()
+    second = start(tmp_path, url, clock)
+    try:
+        assert second.running is not None
+        assert [m.match_id for m in second.client().list_matches()] == made
+        read = {str(stream) for stream in second.running.store.reads}
+        assert not read & set(made)  # listed without reading any match
+    finally:
+        second.stop()
+
+
+def test_on_postgres_an_old_store_is_upgraded_once_by_one_node(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two nodes start together on a store without a catalog (dropped, as before this release): the
+    advisory lock lets one build it; both then list every match."""
+    import psycopg
+
+    url, clock = postgres_url(), ManualClock()
+    first = start(tmp_path, url, clock)
+    made = [first.client().create("duel", ["ann", "bob"], seed=n).match_id for n in range(4)]
+    first.stop()
+    dsn, _, schema = url.removeprefix("postgres:").rpartition(" schema=")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for table in ("ms_matches", "ms_tokens", "ms_tracking"):
+            conn.execute(f'DROP TABLE "{schema}".{table}')
+    nodes: list[ServerThread] = []
+    threads = [threading.Thread(target=lambda: nodes.append(start(tmp_path, url, clock))) for _ in range(2)]
+    with caplog.at_level("INFO", logger="server.matches"):
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    try:
+        assert len(nodes) == 2
+        assert sum("upgrade done" in message for message in caplog.messages) == 1
+        for node in nodes:
+            assert [m.match_id for m in node.client().list_matches()] == made
+    finally:
+        for node in nodes:
+            node.stop()

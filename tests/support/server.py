@@ -34,6 +34,8 @@ class ServerThread:
         return f"127.0.0.1:{self.running.port}"
 
     def stop(self) -> None:
+        if self.loop.is_closed():  # stopped already
+            return
         if self.running is not None:
             self.run(self.running.stop(grace=None))
             self.running = None
