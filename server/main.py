@@ -45,8 +45,15 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         action="store_true",
         help="serve plaintext on a non-loopback address (only behind something that encrypts the traffic)",
     )
+    parser.add_argument(
+        "--cache-mb",
+        type=int,
+        default=int(os.environ.get("MATCHSERVER_CACHE_MB", "512")),
+        help="memory for matches kept live (estimated); the least recently used are read again when needed",
+    )
     args = parser.parse_args(argv)
     return Settings(
+        cache_mb=args.cache_mb,
         address=args.address,
         var_dir=args.var,
         store=args.store,

@@ -293,9 +293,22 @@ class Matches:
             live = _rebuild(match_id, records)
         except UnreadableRecord as exc:
             raise self._quarantine(exc, records[: exc.version - 1]) from None
-        self._cache[match_id] = live
+        self._remember(live)
         self.access.index(live)
         return live
+
+    def cache_use(self) -> tuple[int, int, int]:
+        """(matches live in memory, their estimated bytes, the cache's limit in bytes)."""
+        return len(self._cache), int(self._cache.currsize), int(self._cache.maxsize)
+
+    def _remember(self, live: LiveMatch) -> None:
+        """Keep a match live (or measure it again after it grew). One larger than the whole cache is
+        served uncached: it is read from the store on each use rather than refused."""
+        try:
+            self._cache[live.id] = live
+        except ValueError:  # cachetools: the value is larger than the cache
+            self._cache.pop(live.id, None)
+            log.warning("match %s (about %d bytes) is larger than the match cache", live.id, live.approx_bytes())
 
     def _quarantine(self, exc: UnreadableRecord, readable: list[Record]) -> DataLoss:
         """Set the match aside (its readable records kept to check who may verify it); the error to raise."""
@@ -346,7 +359,7 @@ class Matches:
             if live.version < version:  # a catch-up from the store may have applied it already
                 live.apply(record)
         if self._cache.get(live.id) is live:
-            self._cache[live.id] = live  # measured again: it grew
+            self._remember(live)  # measured again: it grew
         self._catalog_soon()
         condition = self._changed[live.id]
         async with condition:
@@ -497,7 +510,7 @@ class Matches:
         records = [created] + _game_records(start_events, cause("server", start=True), now, start=True)
         live = LiveMatch(live.id, game)
         await self._append(live, self._tagged(records, tag, creator))
-        self._cache[live.id] = live
+        self._remember(live)
         self.access.token_owner[token_hash(host_token)] = live.id
         if tag is not None:
             self._created_by_request[(creator, tag.request_id)] = live.id
@@ -864,7 +877,7 @@ class Matches:
             await self._append(
                 live, [created] + _game_records(effective_events(source.records, at), why, now, start=True)
             )
-            self._cache[live.id] = live
+            self._remember(live)
             self.access.token_owner[token_hash(host_token)] = live.id
             by = "admin" if self.access.is_admin(token) else viewer.kind
             note: Record = {"kind": "host", "action": "fork", "by": by, "reason": reason, "fork": str(live.id)}

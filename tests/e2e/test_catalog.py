@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 from matchserver.v1 import matchserver_pb2 as pb
+from server.app import Settings
 from server.clock import ManualClock
 from server.identities import IDENTITIES_STREAM
 from server.store import EventStore
@@ -119,5 +120,21 @@ def test_records_appended_but_never_projected_are_caught_up_at_start(tmp_path: P
         assert [summary.match_id for summary in client.list_matches()] == [match_id, str(copy)]
         clock.advance(61)  # the copy's deadline is in the catalog too
         wait_until(lambda: client.state(str(copy)).status.phase == "round 2", "the copy's deadline applied")
+    finally:
+        server.stop()
+
+
+def test_live_matches_are_bounded_by_memory_and_an_evicted_match_is_read_again(tmp_path: Path) -> None:
+    settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=ManualClock(), cache_mb=1)
+    server = ServerThread(settings).start()
+    try:
+        assert server.running is not None
+        client = server.client()
+        made = [seat_duel(client, seed=n)[0] for n in range(120)]
+        count, used, limit = server.running.matches.cache_use()
+        assert limit == 2**20 and used <= limit
+        assert count < len(made)  # the oldest were evicted by size...
+        assert client.state(made[0]).version == 4  # ...and are read again when used
+        assert uuid.UUID(made[0]) in match_reads(server)
     finally:
         server.stop()
