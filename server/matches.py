@@ -470,8 +470,9 @@ class Matches:
             creator = self.access.creator(token)
         if tag is not None:
             existing = self._created_by_request.get((creator, tag.request_id))
-            if existing is None:  # made by another process, or by this one before a restart?
-                await self.catch_up_catalog()
+            if existing is None:  # made by this process before a restart, or by another process?
+                if self.refresh_every is not None:
+                    await self.catch_up_catalog()
                 existing = await self._io(self.catalog.created_for, creator, tag.request_id)
             if existing is not None:
                 return self._created_again(await self.load(existing), tag)
