@@ -69,28 +69,42 @@ class StartTimeout(Exception):
     pass
 
 
-def start_server(var: Path, timeout: float = 60.0, extra: Sequence[str] = ()) -> ChildServer:
-    """Spawn the server and return once it prints that it is listening (StartTimeout after `timeout` s,
-    the process killed)."""
+def spawn_server(var: Path, extra: Sequence[str] = ()) -> subprocess.Popen[str]:
+    """`python -m bench.serve` on any free loopback port, its log in VAR/server.log."""
     var.mkdir(parents=True, exist_ok=True)
     env = {key: value for key, value in os.environ.items() if not key.startswith("MATCHSERVER_")}
     command = [sys.executable, "-m", "bench.serve", "--address", "127.0.0.1:0", "--var", str(var), *extra]
-    log = (var / "server.log").open("a")
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
-    log.close()
+    with (var / "server.log").open("a") as log:
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+
+
+def wait_listening(process: subprocess.Popen[str], timeout: float) -> str | None:
+    """The address once the server says it is listening; None if it has not within `timeout` s."""
     assert process.stdout is not None
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
         ready = selector.select(timeout)
-    line = process.stdout.readline() if ready else ""
-    found = re.search(r"listening on (\S+)", line)
-    if not found:
-        process.kill()
-        process.wait(10)
+    found = re.search(r"listening on (\S+)", process.stdout.readline() if ready else "")
+    return found.group(1) if found else None
+
+
+def kill(process: subprocess.Popen[str]) -> None:
+    process.kill()
+    process.wait(10)
+    if process.stdout is not None:
         process.stdout.close()
-        raise StartTimeout(f"the server did not listen within {timeout:g} s: {line!r}")
-    return ChildServer(process, found.group(1), var, started)
+
+
+def start_server(var: Path, timeout: float = 60.0, extra: Sequence[str] = ()) -> ChildServer:
+    """Spawn the server and return once it says it is listening (StartTimeout after `timeout` s, the
+    process killed)."""
+    started = time.perf_counter()
+    process = spawn_server(var, extra)
+    address = wait_listening(process, timeout)
+    if address is None:
+        kill(process)
+        raise StartTimeout(f"the server did not listen within {timeout:g} s (see {var / 'server.log'})")
+    return ChildServer(process, address, var, started)
 
 
 @dataclass(frozen=True)
