@@ -49,6 +49,46 @@ def store_appends(quick: bool) -> list[Figure]:
     ]
 
 
+POSTGRES_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=test"
+
+
+def postgres_appends(quick: bool) -> list[Figure]:
+    """Records/s appended to a PostgreSQL store (a fresh schema, dropped after): the library locks the
+    events table for each append, so this is one database's write ceiling (docs/SCALING.md)."""
+    import os
+
+    import psycopg
+
+    from server.store import EventStore
+
+    dsn = os.environ.get("MATCHSERVER_TEST_POSTGRES", POSTGRES_DSN)
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(dsn + " connect_timeout=3", autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+    except Exception as exc:  # a bench, not a test: say so and go on
+        print(f"== basics: no PostgreSQL at {dsn!r} ({exc}): PostgreSQL appends skipped", flush=True)
+        return []
+    saves = 100 if quick else 500
+    rates = {}
+    try:
+        store = EventStore(f"postgres:{dsn} schema={schema}")
+        for per_save in (1, 10):
+            match = uuid.uuid4()
+            started = time.perf_counter()
+            for index in range(saves):
+                store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
+            rates[per_save] = saves * per_save / (time.perf_counter() - started)
+        store.close()
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    return [
+        Figure("basics: PostgreSQL appends, 1 record a save", rates[1], "records/s"),
+        Figure("basics: PostgreSQL appends, 10 records a save", rates[10], "records/s"),
+    ]
+
+
 def bot_thinking(quick: bool) -> list[Figure]:
     """Milliseconds the example bots spend deciding over a whole in-process match of each game (no server):
     what a bot costs its host, apart from the platform."""
@@ -91,7 +131,7 @@ def bot_thinking(quick: bool) -> list[Figure]:
 
 
 def run_basics(quick: bool) -> list[Figure]:
-    return store_appends(quick) + bot_thinking(quick)
+    return store_appends(quick) + postgres_appends(quick) + bot_thinking(quick)
 
 
 def runner(name: str) -> Callable[[bool], list[Figure]] | None:

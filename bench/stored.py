@@ -36,6 +36,7 @@ GAMES = ("last-gathering", "cookoff", "mining")
 BATCH = 500  # matches a save
 FIRST_START_TIMEOUT = 120.0  # the first start may upgrade the store: exempt, but bounded
 START_TIMEOUT = 60.0
+PROBES = 20  # stored matches read once cold, once warm
 TABLE = "stored_events"
 
 
@@ -76,18 +77,21 @@ def play_bots(client: MatchClient, game: str) -> None:
     play(client, created.match_id, created.host_token, seats)
 
 
-def generate(template: Path, records: list[list[Record]], var: Path, matches: int) -> None:
-    """A var folder with `matches` copies of the template's matches under new ids (same keys and tokens)."""
+def generate(template: Path, records: list[list[Record]], var: Path, matches: int) -> list[str]:
+    """A var folder with `matches` copies of the template's matches under new ids (same keys and tokens);
+    the new ids."""
     var.mkdir(parents=True)
     for name in ("chain.key", "admin.token"):
         shutil.copy2(template / name, var / name)
     store = EventStore(f"sqlite:{var / 'matches.db'}")
+    ids = [uuid.uuid4() for _ in range(matches)]
     try:
         for start in range(0, matches, BATCH):
-            count = min(BATCH, matches - start)
-            store.append_many([(uuid.uuid4(), 0, records[(start + i) % len(records)]) for i in range(count)])
+            batch = ids[start : start + BATCH]
+            store.append_many([(match_id, 0, records[(start + i) % len(records)]) for i, match_id in enumerate(batch)])
     finally:
         store.close()
+    return [str(match_id) for match_id in ids]
 
 
 def raw_read(path: Path) -> tuple[float, int]:
@@ -105,6 +109,10 @@ class Start:
     idle_cores: float  # over the idle window; while still starting when it did not answer
     rss_mb: float
     submit_p50_ms: float | None
+    # A spectator's State of a stored match nobody has asked for since the start (loaded on first use),
+    # and of the same matches again (in memory): what a match costs the node that takes it over.
+    first_read_ms: float | None = None
+    warm_read_ms: float | None = None
 
 
 def list_one(address: str, admin: str, deadline: float) -> bool:
@@ -124,7 +132,17 @@ def list_one(address: str, admin: str, deadline: float) -> bool:
     return False
 
 
-def measure_start(var: Path, timeout: float, idle: float, submits: int) -> Start:
+def reads(client: MatchClient, match_ids: list[str]) -> float:
+    """Median milliseconds of a spectator's State of each match."""
+    latencies = []
+    for match_id in match_ids:
+        began = time.perf_counter()
+        client.state(match_id)
+        latencies.append(time.perf_counter() - began)
+    return statistics.median(latencies) * 1000
+
+
+def measure_start(var: Path, timeout: float, idle: float, submits: int, probe: list[str]) -> Start:
     admin = (var / "admin.token").read_text().strip()
     started = time.perf_counter()
     process = spawn_server(var)
@@ -143,12 +161,14 @@ def measure_start(var: Path, timeout: float, idle: float, submits: int) -> Start
         rss = rss_mb(process.pid)
         latencies = []
         with MatchClient(address, host_credential=admin) as client:
+            first = reads(client, probe) if probe else None
+            warm = reads(client, probe) if probe else None
             while len(latencies) < submits:
                 for match_id, token, text in _seat(client):
                     began = time.perf_counter()
                     client.submit(match_id, token, text=text)
                     latencies.append(time.perf_counter() - began)
-        return Start(seconds, True, cores, rss, statistics.median(latencies) * 1000)
+        return Start(seconds, True, cores, rss, statistics.median(latencies) * 1000, first, warm)
     finally:
         process.terminate()
         process.wait(30)
@@ -171,12 +191,13 @@ def run(quick: bool) -> list[Figure]:
         for count in sizes(quick):
             var = base / f"stored-{count}"
             began = time.perf_counter()
-            generate(base / "template", records, var, count)
+            match_ids = generate(base / "template", records, var, count)
             generated = time.perf_counter() - began
             floor, rows = raw_read(var / "matches.db")
-            first = measure_start(var, FIRST_START_TIMEOUT, 0.5, 1)
+            first = measure_start(var, FIRST_START_TIMEOUT, 0.5, 1, [])
             if first.answered:
-                second = measure_start(var, START_TIMEOUT, idle, submits)
+                probe = random.Random(count).sample(match_ids, PROBES)
+                second = measure_start(var, START_TIMEOUT, idle, submits, probe)
                 note = f"second start (the first, {first.seconds:.1f} s, may upgrade); {rows:,} records"
                 note += f" generated in {generated:.1f} s"
             else:
@@ -185,6 +206,7 @@ def run(quick: bool) -> list[Figure]:
             if not second.answered:
                 note += "; did not answer: the value is the timeout, idle CPU is cores used while starting"
             label = f"{count:,} stored matches"
+            figures.append(Figure(f"stored: records per stored match, {label}", rows / count, "records"))
             figures.append(
                 Figure(
                     f"stored: start-up, {label}",
@@ -220,6 +242,18 @@ def run(quick: bool) -> list[Figure]:
                 )
             )
             figures.append(Figure(f"stored: RSS, {label}", second.rss_mb, "MB", better="lower"))
+            if second.first_read_ms is not None and second.warm_read_ms is not None:
+                figures.append(
+                    Figure(
+                        f"stored: first read of a stored match, {label}",
+                        second.first_read_ms,
+                        "ms",
+                        ceiling=second.warm_read_ms,
+                        ceiling_name="the same read again (in memory)",
+                        better="lower",
+                        note=f"median of {PROBES} matches not read since the start",
+                    )
+                )
             if second.submit_p50_ms is not None:
                 if echo_p50 is None:
                     windows, duration = echo.shape(quick)
