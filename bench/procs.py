@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ def rss_mb(pid: int) -> float:
     return int(found.group(1)) / 1024 if found else 0.0
 
 
-def context() -> BaseContext:
+def context() -> ForkServerContext:
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["grpc", "clients.client"])  # imported once, before any channel exists
     return ctx

@@ -10,5 +10,5 @@ from server.main import main
 from tests.support import duel
 
 if __name__ == "__main__":
-    registry.register(duel.GAME)
+    registry.register(duel.GAME)  # type: ignore[arg-type]  # a fixture game: a tuple of one command type
     main(sys.argv[1:])

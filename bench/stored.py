@@ -159,7 +159,7 @@ def measure_start(var: Path, timeout: float, idle: float, submits: int, probe: l
         time.sleep(idle)
         cores = (cpu_seconds(process.pid) - before) / idle
         rss = rss_mb(process.pid)
-        latencies = []
+        latencies: list[float] = []
         with MatchClient(address, host_credential=admin) as client:
             first = reads(client, probe) if probe else None
             warm = reads(client, probe) if probe else None
