@@ -20,11 +20,13 @@ import traceback
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench.figures import Figure, table, write_json
 
 MODULES = ("echo", "submit", "stored", "fold", "memory", "fanout", "nodes", "basics")
 JSON = Path(__file__).resolve().parent.parent / "var" / "bench.json"
+DOC_BEGIN, DOC_END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
 
 def store_appends(quick: bool) -> list[Figure]:
@@ -159,11 +161,27 @@ def merged(previous: Path, figures: list[Figure]) -> list[dict[str, object]]:
     return out + list(fresh.values())
 
 
+def as_figure(entry: dict[str, Any]) -> Figure:
+    """A figure back from var/bench.json."""
+    fields = ("value", "unit", "ceiling", "ceiling_name", "target", "better", "hard", "note")
+    return Figure(str(entry["figure"]), **{name: entry[name] for name in fields})
+
+
+def write_doc(document: Path, entries: list[dict[str, Any]]) -> None:
+    """The table of every figure in var/bench.json, between the bench markers of `document`."""
+    from bench.scaling_model import rewrite
+
+    figures = [as_figure(entry) for entry in entries]
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rewrite(document, f"Measured {stamp} (`make bench`):\n\n```\n{table(figures)}\n```", DOC_BEGIN, DOC_END)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short windows and fewer sizes: a smoke pass")
     parser.add_argument("--only", action="append", choices=MODULES, metavar="NAME", help=f"one of {MODULES}")
     parser.add_argument("--json", type=Path, default=JSON, help="where to write the figures (var/bench.json)")
+    parser.add_argument("--doc", type=Path, help="also write the table into this document (docs/BENCHMARKS.md)")
     args = parser.parse_args(argv)
     figures: list[Figure] = []
     failed = []
@@ -191,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         write_json(figures, args.json)
     print(f"written to {args.json}")
+    if args.doc:
+        write_doc(args.doc, json.loads(args.json.read_text()))
+        print(f"table written into {args.doc}")
     missed = [f.name for f in figures if f.hard and f.met is False]
     if missed:
         print("hard targets missed: " + "; ".join(missed))

@@ -275,13 +275,13 @@ def _num(value: float) -> str:
     return f"{value:.3g}"
 
 
-def rewrite(document: Path, table: str) -> None:
+def rewrite(document: Path, table: str, begin: str = BEGIN, end: str = END) -> None:
     """Replace what lies between the markers in `document` with `table`."""
     text = document.read_text()
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.DOTALL)
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
     if not pattern.search(text):
-        raise SystemExit(f"{document} has no {BEGIN} ... {END} markers")
-    document.write_text(pattern.sub(lambda _: f"{BEGIN}\n{table}\n{END}", text))
+        raise SystemExit(f"{document} has no {begin} ... {end} markers")
+    document.write_text(pattern.sub(lambda _: f"{begin}\n{table}\n{end}", text))
 
 
 def main(argv: list[str] | None = None) -> None:

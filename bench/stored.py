@@ -34,7 +34,7 @@ from server.store import EventStore, Record
 FINISHED, LIVE = 3, 1  # the template: three finished duels, one half-played, and a bot match of each game
 GAMES = ("last-gathering", "cookoff", "mining")
 BATCH = 500  # matches a save
-FIRST_START_TIMEOUT = 120.0  # the first start may upgrade the store: exempt, but bounded
+FIRST_START_TIMEOUT = 90.0  # the first start may upgrade the store: exempt, but bounded
 START_TIMEOUT = 60.0
 PROBES = 20  # stored matches read once cold, once warm
 TABLE = "stored_events"
@@ -97,9 +97,11 @@ def generate(template: Path, records: list[list[Record]], var: Path, matches: in
 def raw_read(path: Path) -> tuple[float, int]:
     """Seconds to SELECT every row of the stored events table with sqlite3 (the floor of a full load)."""
     started = time.perf_counter()
+    rows = 0
     with sqlite3.connect(path) as db:
-        rows = db.execute(f"select originator_id, originator_version, state from {TABLE}").fetchall()
-    return time.perf_counter() - started, len(rows)
+        for _row in db.execute(f"select originator_id, originator_version, state from {TABLE}"):
+            rows += 1
+    return time.perf_counter() - started, rows
 
 
 @dataclass(frozen=True)
@@ -222,9 +224,9 @@ def run(quick: bool) -> list[Figure]:
                 figures.append(
                     Figure(
                         f"stored: start-up ≤ 1 s, {label}",
-                        second.seconds,
-                        "s",
-                        target=1.0,
+                        second.seconds * 1000,
+                        "ms",
+                        target=1000,
                         better="lower",
                         hard=True,
                         note=note,

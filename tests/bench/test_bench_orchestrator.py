@@ -27,3 +27,15 @@ def test_a_process_cpu_time_and_memory_are_read_from_proc() -> None:
     before = procs.cpu_seconds(os.getpid())
     assert before > 0  # this interpreter has run pytest
     assert procs.rss_mb(os.getpid()) > 1
+
+
+def test_the_latest_table_is_written_between_the_document_markers(tmp_path: Path) -> None:
+    figure = Figure("submit: p50", 2.0, "ms", ceiling=1.0, ceiling_name="echo", target=1.5, better="lower")
+    write_json([figure], tmp_path / "bench.json")
+    entries = json.loads((tmp_path / "bench.json").read_text())
+    assert run.as_figure(entries[0]) == figure
+    document = tmp_path / "BENCHMARKS.md"
+    document.write_text(f"intro\n{run.DOC_BEGIN}\nold table\n{run.DOC_END}\nprofile\n")
+    run.write_doc(document, entries)
+    text = document.read_text()
+    assert "old table" not in text and "submit: p50" in text and text.endswith(f"{run.DOC_END}\nprofile\n")
