@@ -54,8 +54,10 @@ lint: proto
 typecheck: proto
 	$(VENV)/bin/mypy engine server clients
 
+# Benchmarks (docs/BENCHMARKS.md): each figure beside its ceiling measured in the same run, written to
+# var/bench.json; under ten minutes. `make bench BENCH_FLAGS=--quick` for a smoke pass, `--only NAME` for one.
 bench: proto
-	$(PY) -m bench.run
+	$(PY) -m bench.run $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) matchserver var

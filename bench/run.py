@@ -1,133 +1,106 @@
-"""Benchmarks (never timed tests): `make bench` or `python -m bench.run [--quick]`.
+"""Benchmarks (never timed tests): `make bench`, or `python -m bench.run [--quick] [--only NAME ...]`.
 
-Measures, on this machine: store appends per second (SQLite file, one record per save and ten per
-save), submissions per second through a real server on loopback with concurrent clients (duel fixture
-game, whose rules cost almost nothing, so this measures the platform), StateAt latency, and the time the
-example bots spend thinking over a whole in-process match of each game.
+Runs each bench module's `run(quick) -> list[Figure]` (bench/figures.py), prints every figure beside its
+ceiling measured in the same run, and writes them to var/bench.json. Modules, in order: echo (the gRPC
+ceiling), submit, stored, fold, memory, fanout, nodes, and `basics` (below: store appends and the bots'
+thinking time). A module whose file is not here yet is skipped with a message. `--only` runs the named
+modules and merges their figures into the existing var/bench.json (figures matched by name).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import importlib
+import json
+import random
+import sys
 import tempfile
-import threading
 import time
+import traceback
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from engine import registry
-from server.app import Settings
-from server.store import EventStore
-from tests.support import duel
-from tests.support.server import ServerThread
+from bench.figures import Figure, table, write_json
+
+MODULES = ("echo", "submit", "stored", "fold", "memory", "fanout", "nodes", "basics")
+JSON = Path(__file__).resolve().parent.parent / "var" / "bench.json"
+DOC_BEGIN, DOC_END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
 
-def bench_store(folder: Path, saves: int) -> dict[str, float]:
-    out = {}
-    for per_save in (1, 10):
-        store = EventStore(f"sqlite:{folder / f'store{per_save}.db'}")
-        match = uuid.uuid4()
-        started = time.perf_counter()
-        for index in range(saves):
-            store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
-        elapsed = time.perf_counter() - started
-        out[f"sqlite records/s, {per_save} per save"] = saves * per_save / elapsed
+def store_appends(quick: bool) -> list[Figure]:
+    """Records/s appended to a SQLite store, one record a save and ten a save (the ceiling group commit
+    approaches)."""
+    from server.store import EventStore
+
+    saves = 200 if quick else 2000
+    rates = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for per_save in (1, 10):
+            store = EventStore(f"sqlite:{Path(folder) / f'store{per_save}.db'}")
+            match = uuid.uuid4()
+            started = time.perf_counter()
+            for index in range(saves):
+                store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
+            rates[per_save] = saves * per_save / (time.perf_counter() - started)
+            store.close()
+    return [
+        Figure("basics: SQLite appends, 1 record a save", rates[1], "records/s"),
+        Figure("basics: SQLite appends, 10 records a save", rates[10], "records/s"),
+    ]
+
+
+POSTGRES_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=test"
+
+
+def postgres_appends(quick: bool) -> list[Figure]:
+    """Records/s appended to a PostgreSQL store (a fresh schema, dropped after): the library locks the
+    events table for each append, so this is one database's write ceiling (docs/SCALING.md)."""
+    import os
+
+    import psycopg
+
+    from server.store import EventStore
+
+    dsn = os.environ.get("MATCHSERVER_TEST_POSTGRES", POSTGRES_DSN)
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(dsn + " connect_timeout=3", autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+    except Exception as exc:  # a bench, not a test: say so and go on
+        print(f"== basics: no PostgreSQL at {dsn!r} ({exc}): PostgreSQL appends skipped", flush=True)
+        return []
+    saves = 100 if quick else 500
+    rates = {}
+    try:
+        store = EventStore(f"postgres:{dsn} schema={schema}")
+        for per_save in (1, 10):
+            match = uuid.uuid4()
+            started = time.perf_counter()
+            for index in range(saves):
+                store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
+            rates[per_save] = saves * per_save / (time.perf_counter() - started)
         store.close()
-    return out
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    return [
+        Figure("basics: PostgreSQL appends, 1 record a save", rates[1], "records/s"),
+        Figure("basics: PostgreSQL appends, 10 records a save", rates[10], "records/s"),
+    ]
 
 
-def bench_server(folder: Path, matches: int, clients: int) -> dict[str, float]:
-    registry.register(duel.GAME)
-    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(folder / "var"))).start()
-    latencies: list[float] = []
-    lock = threading.Lock()
-
-    def play(count: int) -> None:
-        client = server.client()
-        for _ in range(count):
-            created = client.create("duel", ["ann", "bob"], seed=1)
-            tokens = [client.join(created.match_id, p) for p in ("ann", "bob")]
-            for _round in range(3):
-                for token in tokens:
-                    started = time.perf_counter()
-                    client.submit(created.match_id, token, text="pick 2")
-                    with lock:
-                        latencies.append(time.perf_counter() - started)
-        client.close()
-
-    threads = [threading.Thread(target=play, args=(matches // clients,)) for _ in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    client = server.client()
-    match_id = client.list_matches()[0].match_id
-    state_latencies = []
-    for version in range(1, 13):
-        t = time.perf_counter()
-        client.state(match_id, at=version)
-        state_latencies.append(time.perf_counter() - t)
-    server.stop()
-    latencies.sort()
-    return {
-        f"submits/s ({clients} clients)": len(latencies) / elapsed,
-        "submit p50 ms": statistics.median(latencies) * 1000,
-        "submit p99 ms": latencies[int(len(latencies) * 0.99) - 1] * 1000,
-        "StateAt p50 ms": statistics.median(state_latencies) * 1000,
-    }
-
-
-def bench_games(folder: Path) -> dict[str, float]:
-    """A whole bot match of each game over gRPC, then a cold rebuild from the SQLite file after a restart."""
-    import random
-
+def bot_thinking(quick: bool) -> list[Figure]:
+    """Milliseconds the example bots spend deciding over a whole in-process match of each game (no server):
+    what a bot costs its host, apart from the platform."""
     from clients.bots import bot_names, get_bot
     from clients.cli import DEFAULT_SEATS
-    from clients.play import BotSeat, play
-
-    out: dict[str, float] = {}
-    for game in ("last-gathering", "cookoff", "mining"):
-        settings = Settings(address="127.0.0.1:0", var_dir=str(folder / game))
-        server = ServerThread(settings).start()
-        client = server.client()
-        players = [f"p{i}" for i in range(DEFAULT_SEATS[game])]
-        created = client.create(game, players, seed=1)
-        names = bot_names(game)
-        seats = {
-            p: BotSeat(p, client.join(created.match_id, p), get_bot(game, names[i % 2]), random.Random(i))
-            for i, p in enumerate(players)
-        }
-        started = time.perf_counter()
-        final = play(client, created.match_id, created.host_token, seats)
-        out[f"{game}: whole bot match over gRPC, s"] = time.perf_counter() - started
-        out[f"{game}: records"] = final.version
-        client.close()
-        server.stop()
-        started = time.perf_counter()
-        server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(folder / game))).start()  # rebuilds all
-        out[f"{game}: restart, rebuilding the match from SQLite, ms"] = (time.perf_counter() - started) * 1000
-        client = server.client()
-        started = time.perf_counter()
-        client.state(created.match_id, created.host_token, at=final.version // 2)
-        out[f"{game}: StateAt mid-match, host view, ms"] = (time.perf_counter() - started) * 1000
-        client.close()
-        server.stop()
-    return out
-
-
-def bench_bot_thinking() -> dict[str, float]:
-    """Seconds the example bots spend deciding over a whole in-process match of each game (no server)."""
-    import random
-
-    from clients.bots import bot_names, get_bot
-    from clients.cli import DEFAULT_SEATS
+    from engine import registry
     from engine.contract import Viewer
     from engine.match import LocalMatch
 
-    out: dict[str, float] = {}
+    figures = []
     for game_name, seats in DEFAULT_SEATS.items():
         game = registry.get_game(game_name)
         players = [f"p{i}" for i in range(seats)]
@@ -147,22 +120,106 @@ def bench_bot_thinking() -> dict[str, float]:
                     acted = True
             if not acted and not match.finished:
                 match.expire()
-        out[f"{game_name}: bot thinking over a whole match, ms"] = thinking * 1000
-    return out
+        figures.append(
+            Figure(
+                f"basics: {game_name} bots' thinking over a whole match",
+                thinking * 1000,
+                "ms",
+                better="lower",
+                note=f"{len(match.events)} game events",
+            )
+        )
+    return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        results = bench_store(Path(folder), 200 if args.quick else 2000)
-        results.update(bench_server(Path(folder), 16 if args.quick else 96, 8))
-        results.update(bench_games(Path(folder)))
-    results.update(bench_bot_thinking())
-    for name, value in results.items():
-        print(f"{name:56s} {value:10.1f}")
+def run_basics(quick: bool) -> list[Figure]:
+    return store_appends(quick) + postgres_appends(quick) + bot_thinking(quick)
+
+
+def runner(name: str) -> Callable[[bool], list[Figure]] | None:
+    """The module's run function; None (with a message) when bench/NAME.py is not here yet."""
+    if name == "basics":
+        return run_basics
+    try:
+        module = importlib.import_module(f"bench.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"bench.{name}":
+            raise
+        print(f"== {name}: bench/{name}.py is not here yet: skipped", flush=True)
+        return None
+    run: Callable[[bool], list[Figure]] = module.run
+    return run
+
+
+def merged(previous: Path, figures: list[Figure]) -> list[dict[str, object]]:
+    """The figures of an earlier run, those measured again replaced (by name), the new ones appended."""
+    fresh = {figure.name: figure.as_json() for figure in figures}
+    out = []
+    if previous.exists():
+        for entry in json.loads(previous.read_text()):
+            out.append(fresh.pop(entry["figure"], entry))
+    return out + list(fresh.values())
+
+
+def as_figure(entry: dict[str, Any]) -> Figure:
+    """A figure back from var/bench.json."""
+    fields = ("value", "unit", "ceiling", "ceiling_name", "target", "better", "hard", "note")
+    return Figure(str(entry["figure"]), **{name: entry[name] for name in fields})
+
+
+def write_doc(document: Path, entries: list[dict[str, Any]]) -> None:
+    """The table of every figure in var/bench.json, between the bench markers of `document`."""
+    from bench.scaling_model import rewrite
+
+    figures = [as_figure(entry) for entry in entries]
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rewrite(document, f"Measured {stamp} (`make bench`):\n\n```\n{table(figures)}\n```", DOC_BEGIN, DOC_END)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="short windows and fewer sizes: a smoke pass")
+    parser.add_argument("--only", action="append", choices=MODULES, metavar="NAME", help=f"one of {MODULES}")
+    parser.add_argument("--json", type=Path, default=JSON, help="where to write the figures (var/bench.json)")
+    parser.add_argument("--doc", type=Path, help="also write the table into this document (docs/BENCHMARKS.md)")
+    args = parser.parse_args(argv)
+    figures: list[Figure] = []
+    failed = []
+    started = time.perf_counter()
+    for name in args.only or MODULES:
+        run = runner(name)
+        if run is None:
+            continue
+        print(f"== {name}", flush=True)
+        began = time.perf_counter()
+        try:
+            measured = run(args.quick)
+        except Exception:
+            traceback.print_exc()
+            failed.append(name)
+            continue
+        figures += measured
+        print(table(measured), flush=True)
+        print(f"== {name}: {time.perf_counter() - began:.0f} s", flush=True)
+    print(f"\n== all figures ({time.perf_counter() - started:.0f} s{', quick' if args.quick else ''})")
+    print(table(figures))
+    if args.only:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(merged(args.json, figures), indent=2) + "\n")
+    else:
+        write_json(figures, args.json)
+    print(f"written to {args.json}")
+    if args.doc:
+        write_doc(args.doc, json.loads(args.json.read_text()))
+        print(f"table written into {args.doc}")
+    missed = [f.name for f in figures if f.hard and f.met is False]
+    if missed:
+        print("hard targets missed: " + "; ".join(missed))
+    if failed:
+        print("modules that failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

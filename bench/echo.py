@@ -1,0 +1,108 @@
+"""The gRPC ceiling: a grpc.aio server with one trivial unary method, in its own process, called by
+clients in separate processes with messages the size of a Submit (request ~80 bytes with a bearer token
+in the metadata, reply ~512 bytes: a duel pick's reply is 344-701). Its throughput, latency and server
+CPU per call are what submit.py compares a Submit with, measured in the same run.
+
+`python -m bench.echo --serve` is the server process (it prints its port)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from bench.figures import Figure
+from bench.procs import Window, load, median_window, percentile
+
+METHOD = "/bench.Echo/Echo"
+REQUEST = b"r" * 80
+REPLY = b"e" * 512
+TOKEN = "Bearer " + "t" * 36  # the metadata a player's Submit carries
+CLIENT_COUNTS = (1, 8, 32)
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    clients: int
+    window: Window  # the median of the windows measured
+
+
+async def _serve() -> None:
+    import grpc
+
+    async def echo(request: bytes, context: Any) -> bytes:
+        return REPLY
+
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)})
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"echo listening on 127.0.0.1:{port}", flush=True)
+    await server.wait_for_termination()
+
+
+def _setup(address: str, argument: Any, windows: int, duration: float) -> Any:
+    import grpc
+
+    from clients.client import channel_options
+
+    channel = grpc.insecure_channel(address, options=channel_options())
+    return channel.unary_unary(METHOD)
+
+
+def _act(call: Any) -> None:
+    call(REQUEST, metadata=[("authorization", TOKEN)], timeout=30)
+
+
+@cache
+def measure(clients: int, windows: int, duration: float) -> Ceiling:
+    """Echo at `clients` clients (cached: submit.py asks for the same ceilings echo's own figures show)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bench.echo", "--serve"], stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL
+    )
+    try:
+        assert process.stdout is not None
+        address = process.stdout.readline().split()[-1]
+        measured = load(process.pid, address, _setup, _act, clients, windows, duration)
+        return Ceiling(clients, median_window(measured))
+    finally:
+        process.terminate()
+        process.wait(30)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def shape(quick: bool) -> tuple[int, float]:
+    """(windows, seconds each): medians of 3 in the full run, one short window with --quick."""
+    return (1, 1.0) if quick else (3, 2.0)
+
+
+def run(quick: bool) -> list[Figure]:
+    windows, duration = shape(quick)
+    figures = []
+    for clients in CLIENT_COUNTS:
+        window = measure(clients, windows, duration).window
+        figures.append(Figure(f"echo: unary calls/s, {clients} clients", window.per_second, "calls/s"))
+        figures.append(
+            Figure(f"echo: server CPU per call, {clients} clients", window.cpu_us_per_operation, "µs", better="lower")
+        )
+        figures.append(
+            Figure(f"echo: call p50, {clients} clients", percentile(window.latencies, 0.5) * 1000, "ms", better="lower")
+        )
+    return figures
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--serve", action="store_true")
+    if parser.parse_args().serve:
+        asyncio.run(_serve())
+    else:
+        from bench.figures import table
+
+        print(table(run(quick=True)))
