@@ -442,17 +442,17 @@ def evolve(state: State, event: Event) -> State:
     if kind == "step_opened":
         return replace(state, phase=STEPS, step=event["step"], deadline=event["deadline"])
     if kind == "step_resolved":
-        index = state.config.index
+        seat_of = state.config.index
         players = list(state.players)
         placed = event["tile_placed"]
         for item in event["placements"]:
-            at = index(item["player"])
+            at = seat_of(item["player"])
             tile = PlacedTile(placed["kind"], item["rotation"], placed["sheep"])
             players[at] = replace(players[at], board=place(players[at].board, item["spot"], tile))
         tile_to_place = None
         supply, auctions = state.supply, state.auctions
         if event["winner"] is not None:
-            at = index(event["winner"])
+            at = seat_of(event["winner"])
             players[at] = replace(players[at], garnets=players[at].garnets - event["paid"])
             won = event["tile"]
             tile_to_place = Tile(won["kind"], won["sheep"])
