@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -144,10 +145,15 @@ def orders_json(command: Orders) -> dict[str, Json]:
     }
 
 
+# Every round's orders repeat the same few moves and upgrades: the fold shares one (immutable) value of each.
+_move = functools.lru_cache(maxsize=1024)(Move)
+_upgrade = functools.lru_cache(maxsize=1024)(Upgrade)
+
+
 def orders_from(data: dict[str, Json]) -> Orders:
     return Orders(
-        moves=tuple(Move(role, steps) for role, steps in data["moves"].items()),
-        upgrades=tuple(Upgrade(miner, crystal) for miner, crystal in data["upgrades"]),
+        moves=tuple(_move(role, steps) for role, steps in data["moves"].items()),
+        upgrades=tuple(_upgrade(miner, crystal) for miner, crystal in data["upgrades"]),
         bully=bool(data["bully"]),
         end_early=bool(data["end_early"]),
     )
