@@ -146,8 +146,8 @@ def orders_json(command: Orders) -> dict[str, Json]:
 
 
 # Every round's orders repeat the same few moves and upgrades: the fold shares one (immutable) value of each.
-_move = functools.lru_cache(maxsize=1024)(Move)
-_upgrade = functools.lru_cache(maxsize=1024)(Upgrade)
+_move = functools.lru_cache(maxsize=1024, typed=True)(Move)
+_upgrade = functools.lru_cache(maxsize=1024, typed=True)(Upgrade)
 
 
 def orders_from(data: dict[str, Json]) -> Orders:
