@@ -8,7 +8,6 @@ events say: every draw (schedule, judges) and every time is in an event.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any
 
 from engine.codec import from_json, to_json
@@ -39,6 +38,7 @@ from engine.cookoff.state import (
     square_name,
 )
 from engine.errors import MalformedCommand, NotYourTurn, RuleViolation
+from engine.frozen import replace
 
 EXPECTED_COMMAND = {
     Phase.GATHERING: SendHarvesters,
@@ -583,25 +583,41 @@ def timeout(state: State, ctx: Context) -> list[Event]:
 # ---------------------------------------------------------------- evolve
 
 
-def _set_pot(state: State, name: str, pot: tuple[PotBerry | None, ...]) -> State:
-    return state.with_seat(replace(state.seat(name), pot=pot))
-
-
-def _add(state: State, name: str, berry: str, delta: int) -> State:
-    seat = state.seat(name)
-    inventory = list(seat.inventory)
-    inventory[state.config.berry_index(berry)] += delta
-    return state.with_seat(replace(seat, inventory=tuple(inventory)))
-
-
-def _place(state: State, pot_owner: str, square: str, berry: str, sabotage: bool) -> State:
-    pot = list(state.seat(pot_owner).pot)
-    pot[square_index(square)] = PotBerry(berry, 0, sabotage)
-    return _set_pot(state, pot_owner, tuple(pot))
+def _seats_edited(
+    state: State, inventories: list[list[int]] | None = None, pots: list[list[PotBerry | None]] | None = None
+) -> State:
+    """The state with both seats' edited inventories and pots, in one replace per seat: an event touches
+    many berries and squares, and rebuilding the whole state for each one was most of the fold."""
+    seats = tuple(
+        replace(
+            seat,
+            inventory=seat.inventory if inventories is None else tuple(inventories[index]),
+            pot=seat.pot if pots is None else tuple(pots[index]),
+        )
+        for index, seat in enumerate(state.seats)
+    )
+    return replace(state, seats=(seats[0], seats[1]))
 
 
 def evolve(state: State, event: Event) -> State:
+    """Apply an event `decide` or `timeout` made: every value is in it and was checked when it was made."""
     kind = event["type"]
+    if kind == "submission_received":
+        index = state.index(event["player"])
+        seat = state.seats[index]
+        command = from_json(COMMAND_TYPES, event["command"])
+        seat = replace(seat, pending=command, reserve=seat.reserve - event["reserve_used"])
+        return replace(state, seats=(seat, state.seats[1]) if index == 0 else (state.seats[0], seat))
+    if kind == "phase_opened":
+        first, second = (seat if seat.pending is None else replace(seat, pending=None) for seat in state.seats)
+        return replace(
+            state,
+            seats=(first, second),
+            round=event["round"],
+            phase=Phase(event["phase"]),
+            opened_at=event["at"],
+            expected=frozenset(event["players"]),
+        )
     if kind == "match_prepared":
         schedule = tuple(tuple(Tree(t["berry"], t["quantity"]) for t in r) for r in event["schedule"])
         judges = tuple(Judge(j["family"], j["want"]) for j in event["judges"])
@@ -610,54 +626,44 @@ def evolve(state: State, event: Event) -> State:
         return replace(state, revealed=max(state.revealed, event["index"]))
     if kind == "trees_revealed":
         return replace(state, round=event["round"])
-    if kind == "phase_opened":
-        seats = tuple(replace(seat, pending=None) for seat in state.seats)
-        return replace(
-            state,
-            seats=(seats[0], seats[1]),
-            round=event["round"],
-            phase=Phase(event["phase"]),
-            opened_at=event["at"],
-            expected=frozenset(event["players"]),
-        )
-    if kind == "submission_received":
-        seat = state.seat(event["player"])
-        command = from_json(COMMAND_TYPES, event["command"])
-        return state.with_seat(replace(seat, pending=command, reserve=seat.reserve - event["reserve_used"]))
     if kind == "harvest_resolved":
+        berries = [berry.name for berry in state.config.berries]
+        inventories = [list(seat.inventory) for seat in state.seats]
         for tree in event["trees"]:
+            column = berries.index(tree["berry"])
             for name, gained in tree["gained"].items():
                 if gained:
-                    state = _add(state, name, tree["berry"], gained)
-        return state
-    if kind == "placements_revealed":
-        for name, items in event["placements"].items():
+                    inventories[state.index(name)][column] += gained
+        return _seats_edited(state, inventories=inventories)
+    if kind in ("placements_revealed", "sabotage_announced"):
+        # CK-5b: sabotage berries come out of the saboteur's inventory into the opponent's pot.
+        sabotage = kind == "sabotage_announced"
+        berries = [berry.name for berry in state.config.berries]
+        inventories = [list(seat.inventory) for seat in state.seats]
+        pots = [list(seat.pot) for seat in state.seats]
+        for name, items in event["sabotage" if sabotage else "placements"].items():
+            owner = state.index(name)
+            pot = pots[1 - owner if sabotage else owner]
             for item in items:
-                state = _add(state, name, item["berry"], -1)
-                state = _place(state, name, item["square"], item["berry"], False)
-        return state
-    if kind == "sabotage_announced":
-        for name, items in event["sabotage"].items():
-            target = state.opponent(name).name
-            for item in items:
-                state = _add(state, name, item["berry"], -1)
-                state = _place(state, target, item["square"], item["berry"], True)
-        return state
+                inventories[owner][berries.index(item["berry"])] -= 1
+                pot[square_index(item["square"])] = PotBerry(item["berry"], 0, sabotage)
+        return _seats_edited(state, inventories=inventories, pots=pots)
     if kind == "moves_revealed":
+        pots = [list(seat.pot) for seat in state.seats]
         for name, items in event["moves"].items():
-            moved = apply_moves(state.seat(name).pot, [(m["from"], m["to"]) for m in items])
-            state = _set_pot(state, name, moved)
-        return state
+            index = state.index(name)
+            pots[index] = list(apply_moves(state.seats[index].pot, [(m["from"], m["to"]) for m in items]))
+        return _seats_edited(state, pots=pots)
     if kind == "pots_cooked":
+        pots = [list(seat.pot) for seat in state.seats]
         for name, rows in event["pots"].items():
-            cooked = list(state.seat(name).pot)
+            cooked = pots[state.index(name)]
             for row in rows:
                 index = square_index(row["square"])
                 item = cooked[index]
                 assert item is not None
-                cooked[index] = replace(item, cook=row["cook"])
-            state = _set_pot(state, name, tuple(cooked))
-        return state
+                cooked[index] = PotBerry(item.berry, row["cook"], item.sabotage)
+        return _seats_edited(state, pots=pots)
     if kind == "dishes_removed":
         for name, dish in event["dishes"].items():
             if dish is None:

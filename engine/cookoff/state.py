@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 from engine.cookoff.commands import Command
 from engine.cookoff.config import COLUMNS, GRID, Config, Judge, Tree
 from engine.errors import MalformedCommand
+from engine.frozen import replace
 
 
 class Phase(StrEnum):
@@ -90,15 +91,19 @@ class State:
         return self.seats[self.index(player)]
 
     def index(self, player: str) -> int:
-        return [seat.name for seat in self.seats].index(player)
+        first, second = self.seats
+        if first.name == player:
+            return 0
+        if second.name == player:
+            return 1
+        raise ValueError(f"{player!r} is not in list")  # as list.index says it
 
     def opponent(self, player: str) -> Seat:
         return self.seats[1 - self.index(player)]
 
     def with_seat(self, seat: Seat) -> State:
-        seats = list(self.seats)
-        seats[self.index(seat.name)] = seat
-        return replace(self, seats=(seats[0], seats[1]))
+        first, second = self.seats
+        return replace(self, seats=(seat, second) if self.index(seat.name) == 0 else (first, seat))
 
     @property
     def submitted(self) -> frozenset[str]:
@@ -134,10 +139,16 @@ def square_name(index: int) -> str:
 
 def square_index(name: str) -> int:
     """CK-3: columns A-E left to right, rows 1-5 top to bottom."""
+    known = _SQUARE_INDEX.get(name)  # events hold square names as square_name writes them
+    if known is not None:
+        return known
     text = name.strip().upper()
     if len(text) != 2 or text[0] not in COLUMNS or not text[1].isdigit() or not 1 <= int(text[1]) <= GRID:
         raise MalformedCommand(f"{name!r} is not a square of the pot; expected a column A-E and a row 1-5, e.g. C3")
     return (int(text[1]) - 1) * GRID + COLUMNS.index(text[0])
+
+
+_SQUARE_INDEX = {square_name(index): index for index in range(GRID * GRID)}
 
 
 def neighbours(index: int) -> list[int]:

@@ -7,12 +7,12 @@ Every random default is drawn here from ctx.rng and written into the event that 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from engine.contract import Context, Event
 from engine.errors import InvalidConfig, MalformedCommand, RuleViolation
+from engine.frozen import replace
 from engine.last_gathering.board import (
     KIND_LETTERS,
     ROTATIONS,
@@ -27,7 +27,7 @@ from engine.last_gathering.board import (
 from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import KINDS
 from engine.last_gathering.scoring import score_board
-from engine.last_gathering.state import FRAMES, OVER, STEPS, AuctionResult, Pending, State
+from engine.last_gathering.state import FRAMES, OVER, STEPS, AuctionResult, Pending, PlayerState, State
 
 POPULATE_COST = 3
 
@@ -421,14 +421,11 @@ def _score_of(scores: list[dict[str, Any]], player: str) -> int:
 
 
 def evolve(state: State, event: Event) -> State:
+    """Apply an event `decide` or `timeout` made: every value is in it and was checked when it was made."""
     kind = event["type"]
-    if kind == "frame_round_opened":
-        state = replace(state, phase=FRAMES, frame_round=event["round"], deadline=event["deadline"])
-        if event["round"] == 1:
-            state = replace(state, grid_anchor=event["deadline"])  # LG-12: the grid starts here
-        return state
     if kind == "orders_submitted":
-        me = state.player(event["player"])
+        index = state.config.index(event["player"])
+        me = state.players[index]
         old = me.pending
         frame_bid = event["frame_bid"]
         tile_bid = event["tile_bid"]
@@ -439,42 +436,59 @@ def evolve(state: State, event: Event) -> State:
             placement=Placement(placement["spot"], placement["rotation"]) if placement else old.placement,
             end_early=bool(event["end_early"]),
         )
-        return state.with_player(replace(me, pending=pending))
-    if kind == "frame_round_resolved":
-        for award in event["awards"]:
-            me = state.player(award["player"])
-            state = state.with_player(replace(me, frame=award["frame"], garnets=me.garnets - award["paid"]))
-        state = _clear_pending(state)
-        return replace(state, last_resolution=event, deadline=None)
+        players = list(state.players)
+        players[index] = replace(me, pending=pending)
+        return replace(state, players=tuple(players))
     if kind == "step_opened":
         return replace(state, phase=STEPS, step=event["step"], deadline=event["deadline"])
     if kind == "step_resolved":
+        seat_of = state.config.index
+        players = list(state.players)
         placed = event["tile_placed"]
         for item in event["placements"]:
-            me = state.player(item["player"])
+            at = seat_of(item["player"])
             tile = PlacedTile(placed["kind"], item["rotation"], placed["sheep"])
-            state = state.with_player(replace(me, board=place(me.board, item["spot"], tile)))
+            players[at] = replace(players[at], board=place(players[at].board, item["spot"], tile))
         tile_to_place = None
+        supply, auctions = state.supply, state.auctions
         if event["winner"] is not None:
-            me = state.player(event["winner"])
-            state = state.with_player(replace(me, garnets=me.garnets - event["paid"]))
+            at = seat_of(event["winner"])
+            players[at] = replace(players[at], garnets=players[at].garnets - event["paid"])
             won = event["tile"]
             tile_to_place = Tile(won["kind"], won["sheep"])
-            supply = tuple((k, n - 1 if k == won["kind"] else n) for k, n in state.supply)
+            supply = tuple((k, n - 1 if k == won["kind"] else n) for k, n in supply)
             result = AuctionResult(event["step"], event["winner"], won["kind"], won["sheep"], event["paid"])
-            state = replace(state, supply=supply, auctions=(*state.auctions, result))
-        state = _clear_pending(state)
+            auctions = (*auctions, result)
         return replace(
             state,
+            players=_cleared(players),
+            supply=supply,
+            auctions=auctions,
             order=tuple(event["order_after"]),
             tile_to_place=tile_to_place,
             last_resolution=event,
             deadline=None,
         )
+    if kind == "frame_round_opened":
+        if event["round"] == 1:  # LG-12: the grid starts at the first frame round's deadline
+            return replace(
+                state, phase=FRAMES, frame_round=1, deadline=event["deadline"], grid_anchor=event["deadline"]
+            )
+        return replace(state, phase=FRAMES, frame_round=event["round"], deadline=event["deadline"])
+    if kind == "frame_round_resolved":
+        players = list(state.players)
+        for award in event["awards"]:
+            at = state.config.index(award["player"])
+            players[at] = replace(players[at], frame=award["frame"], garnets=players[at].garnets - award["paid"])
+        return replace(state, players=_cleared(players), last_resolution=event, deadline=None)
     if kind == "match_finished":
         return replace(state, phase=OVER, deadline=None, final=event)
     raise ValueError(f"unknown event type {kind!r}")
 
 
-def _clear_pending(state: State) -> State:
-    return replace(state, players=tuple(replace(p, pending=Pending()) for p in state.players))
+NO_ORDERS = Pending()
+
+
+def _cleared(players: list[PlayerState]) -> tuple[PlayerState, ...]:
+    """The players with no pending orders (a phase resolved), each replaced only if it had some."""
+    return tuple(p if p.pending == NO_ORDERS else replace(p, pending=NO_ORDERS) for p in players)

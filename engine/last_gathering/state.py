@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from engine.frozen import replace
 from engine.last_gathering.board import EMPTY_BOARD, Board, Tile
 from engine.last_gathering.commands import FrameBid, Placement, TileBid
 from engine.last_gathering.config import Config

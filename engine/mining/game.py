@@ -7,6 +7,7 @@ from typing import Any
 
 from engine.contract import Context, Event, Json, Status, Viewer
 from engine.errors import MalformedCommand, NotYourTurn, RuleViolation
+from engine.frozen import replace
 from engine.mining import config as cfg
 from engine.mining import rules, text, views
 from engine.mining.commands import COMMAND_TYPES, Orders, Setup, Start
@@ -189,13 +190,12 @@ class MiningGame:
     def evolve(self, state: State, event: Event) -> State:
         kind = event["type"]
         if kind == "setup_opened":
-            return _replace(state, phase="setup", deadline=event["deadline"], pending=())
+            return replace(state, phase="setup", deadline=event["deadline"], pending=())
         if kind in ("setup_submitted", "orders_submitted"):
-            command = setup_from(event) if kind == "setup_submitted" else orders_from(event)
-            pending = tuple((p, c) for p, c in state.pending if p != event["player"])
-            order = state.config.players
-            pending = tuple(sorted(pending + ((event["player"], command),), key=lambda pc: order.index(pc[0])))
-            return _replace(state, pending=pending)
+            submitted = dict(state.pending)
+            submitted[event["player"]] = setup_from(event) if kind == "setup_submitted" else orders_from(event)
+            pending = tuple((p, submitted[p]) for p in state.config.players if p in submitted)  # in seat order
+            return replace(state, pending=pending)
         if kind == "setup_resolved":
             starts = event["starts"]
             players = tuple(
@@ -209,16 +209,16 @@ class MiningGame:
                 )
                 for p in state.players
             )
-            return _replace(state, players=players, pending=(), deadline=None, phase="between")
+            return replace(state, players=players, pending=(), deadline=None, phase="between")
         if kind == "round_opened":
             piles = tuple(pile_from(p) for p in event["piles"])
-            return _replace(
+            return replace(
                 state, phase="round", round=event["round"], piles=piles, deadline=event["deadline"], pending=()
             )
         if kind == "round_resolved":
-            return _replace(
+            return replace(
                 state,
-                players=tuple(player_from(p) for p in event["players"]),
+                players=_players_from(state, event["players"]),
                 piles=tuple(pile_from(p) for p in event["piles"]),
                 pending=(),
                 deadline=None,
@@ -231,8 +231,9 @@ class MiningGame:
                 candidates=tuple(event["candidates"]),
                 garnets_earned=tuple(event["garnets_earned"].items()),
             )
-            players = tuple(player_from(p) for p in event["players"])
-            return _replace(state, players=players, phase="finished", deadline=None, final=final)
+            return replace(
+                state, players=_players_from(state, event["players"]), phase="finished", deadline=None, final=final
+            )
         raise ValueError(f"unknown mining event {kind!r}")
 
     # --- who acts, who sees what ---------------------------------------------------------------------
@@ -278,10 +279,10 @@ class MiningGame:
 _WORDS = {"gold": "gold", **cfg.COLOUR_NAMES}
 
 
-def _replace(state: State, **changes: Any) -> State:
-    from dataclasses import replace
-
-    return replace(state, **changes)
+def _players_from(state: State, snapshots: list[dict[str, Json]]) -> tuple[Player, ...]:
+    """The players of a resolution event, keeping each one's unchanged parts from `state`."""
+    before = {player.name: player for player in state.players}
+    return tuple(player_from(snapshot, before.get(snapshot["name"])) for snapshot in snapshots)
 
 
 def _check_letter(letter: str, allowed: tuple[str, ...], what: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -82,7 +83,7 @@ def pile_json(pile: Sequence[int]) -> dict[str, Json]:
     return dict(zip(RESOURCES, pile, strict=True))
 
 
-def pile_from(data: dict[str, Json]) -> Pile:
+def pile_from(data: dict[str, Json]) -> Pile:  # RESOURCES' order
     return (data["gold"], data["r"], data["b"], data["y"], data["g"])
 
 
@@ -99,20 +100,31 @@ def player_json(player: Player) -> dict[str, Json]:
     }
 
 
-def player_from(data: dict[str, Json]) -> Player:
+def player_from(data: dict[str, Json], previous: Player | None = None) -> Player:
+    """A player from its JSON snapshot. With `previous` (the same player before this event), what did not
+    change is kept rather than rebuilt: a resolution moves a few miners and leaves the rest, and the fold
+    builds every snapshot of every player otherwise."""
     crystals = data["crystals"]
     miners = data["miners"]
-    return Player(
-        name=data["name"],
-        gold=data["gold"],
-        crystals=(crystals["r"], crystals["b"], crystals["y"], crystals["g"]),
-        garnets=data["garnets"],
-        replacements=data["replacements"],
-        miners=tuple(
-            Miner(role, miners[role]["space"], tuple(miners[role]["levels"][c] for c in COLOURS))  # type: ignore[arg-type]
-            for role in ROLES
-        ),
+    kept = previous.miners if previous is not None else (None,) * len(ROLES)
+    player = Player(
+        data["name"],
+        data["gold"],
+        (crystals["r"], crystals["b"], crystals["y"], crystals["g"]),  # COLOURS' order
+        data["garnets"],
+        data["replacements"],
+        tuple(_miner_from(role, miners[role], old) for role, old in zip(ROLES, kept, strict=True)),
     )
+    return previous if player == previous else player
+
+
+def _miner_from(role: str, data: dict[str, Json], previous: Miner | None) -> Miner:
+    levels = data["levels"]
+    space = data["space"]
+    levels_now = (levels["r"], levels["b"], levels["y"], levels["g"])  # COLOURS' order
+    if previous is not None and previous.role == role and previous.space == space and previous.levels == levels_now:
+        return previous
+    return Miner(role, space, levels_now)
 
 
 def setup_json(command: Setup) -> dict[str, Json]:
@@ -133,10 +145,15 @@ def orders_json(command: Orders) -> dict[str, Json]:
     }
 
 
+# Every round's orders repeat the same few moves and upgrades: the fold shares one (immutable) value of each.
+_move = functools.lru_cache(maxsize=1024, typed=True)(Move)
+_upgrade = functools.lru_cache(maxsize=1024, typed=True)(Upgrade)
+
+
 def orders_from(data: dict[str, Json]) -> Orders:
     return Orders(
-        moves=tuple(Move(role, steps) for role, steps in data["moves"].items()),
-        upgrades=tuple(Upgrade(miner, crystal) for miner, crystal in data["upgrades"]),
+        moves=tuple(_move(role, steps) for role, steps in data["moves"].items()),
+        upgrades=tuple(_upgrade(miner, crystal) for miner, crystal in data["upgrades"]),
         bully=bool(data["bully"]),
         end_early=bool(data["end_early"]),
     )
