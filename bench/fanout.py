@@ -32,7 +32,7 @@ from typing import Any
 
 from bench.figures import Figure, table
 from engine.contract import Context, Event, Status
-from tests.support.duel import Duel, DuelState
+from tests.support.duel import Duel, DuelState, Pick
 
 RATE = 20.0  # submissions per second
 WATCHER_PROCESSES = 4
@@ -45,6 +45,7 @@ class EndlessDuel(Duel):
     """The duel fixture without its last round: a match that can be played for as long as a run lasts."""
 
     name = "duel-endless"
+    command_types: tuple[type, ...] = (Pick,)
 
     def _resolve(self, state: DuelState, picks: dict[str, int], ctx: Context) -> list[Event]:
         best = max(picks.values())
@@ -350,7 +351,8 @@ def run(quick: bool) -> list[Figure]:
         size = round(ours[SIZES[-1]].size)
         with child_server(context, _serve_raw) as (address, pid):
             for watchers in SIZES:
-                raw[watchers] = median_run([run_raw(address, pid, pool, watchers, seconds, size) for _ in range(repeats)])
+                runs = [run_raw(address, pid, pool, watchers, seconds, size) for _ in range(repeats)]
+                raw[watchers] = median_run(runs)
     figures: list[Figure] = []
     for watchers in SIZES:
         figures.append(
