@@ -32,7 +32,7 @@ from typing import Any
 
 from bench.figures import Figure, table
 from engine.contract import Context, Event, Status
-from tests.support.duel import Duel, DuelState, Pick
+from tests.support.duel import Duel, DuelState
 
 RATE = 20.0  # submissions per second
 WATCHER_PROCESSES = 4
@@ -45,7 +45,6 @@ class EndlessDuel(Duel):
     """The duel fixture without its last round: a match that can be played for as long as a run lasts."""
 
     name = "duel-endless"
-    command_types: tuple[type, ...] = (Pick,)
 
     def _resolve(self, state: DuelState, picks: dict[str, int], ctx: Context) -> list[Event]:
         best = max(picks.values())
@@ -67,7 +66,8 @@ def _serve_matchserver(var_dir: str, conn: Connection) -> None:
     from server.app import Settings, start_server
 
     async def serve() -> None:
-        registry.register(EndlessDuel())
+        game: Any = EndlessDuel()  # a Game (Duel's command_types is typed narrower than the protocol's)
+        registry.register(game)
         running = await start_server(Settings(address="127.0.0.1:0", var_dir=var_dir))
         conn.send(running.port)
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # until told to stop
