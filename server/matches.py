@@ -37,6 +37,7 @@ from server.errors import (
     Unauthenticated,
     Unavailable,
 )
+from server.fanout import Changes
 from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key_id
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
@@ -124,7 +125,7 @@ class Matches:
         self._writer = GroupWriter(store)
         self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_size)
         self._locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
+        self._changed = Changes()  # wakes a match's streams (server/fanout.py)
         self._known: list[uuid.UUID] = []
         self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
         self.access = Access(admin_token, quotas or HostQuotas(), self._cache.get)  # who calls (SECURITY.md)
@@ -239,9 +240,7 @@ class Matches:
                 if record["kind"] == "joined":
                     self.access.token_owner[record["token"]] = live.id
         if applied:
-            condition = self._changed[live.id]
-            async with condition:
-                condition.notify_all()
+            self._changed.notify(live.id)
 
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
@@ -257,9 +256,7 @@ class Matches:
         for version, record in enumerate(stamped, start=first):
             if live.version < version:  # a catch-up from the store may have applied it already
                 live.apply(record)
-        condition = self._changed[live.id]
-        async with condition:
-            condition.notify_all()
+        self._changed.notify(live.id)  # resolves a future, never waits: the streams build after this reply
         return [(first + offset, record) for offset, record in enumerate(stamped)]
 
     def now(self, live: LiveMatch) -> float:
@@ -860,16 +857,17 @@ class Matches:
     def known(self) -> list[uuid.UUID]:
         return list(self._known)
 
-    async def wait_for_change(self, match_id: uuid.UUID, after_version: int, timeout: float) -> None:
-        condition = self._changed[match_id]
-        async with condition:
+    async def wait_for_change(
+        self, match_id: uuid.UUID, after_version: int, timeout: float, until: asyncio.Future[Any] | None = None
+    ) -> None:
+        """Return once the match is past `after_version`, after `timeout` seconds, or once `until` is done.
+        Every waiter of a match shares one future (server/fanout.py): no task or lock per waiter."""
+        with self._changed.next_change(match_id) as changed:
             live = self._cache.get(match_id)
             if live is not None and live.version > after_version:
                 return
-            try:
-                await asyncio.wait_for(condition.wait(), timeout)
-            except TimeoutError:
-                pass
+            waited_on = (changed,) if until is None else (changed, until)
+            await asyncio.wait(waited_on, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
 
 
 def _apply(live: LiveMatch, version: int, record: Record) -> None:
