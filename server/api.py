@@ -426,7 +426,7 @@ class MatchService:
                     raise
                 finally:
                     stream.writing = 0
-                sent = version
+                sent = stream.sent = version
             if stream.ending.done():
                 return stream.ending.result(), sent
             age_left = stream.opened_at + limits.max_age - time.monotonic()

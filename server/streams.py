@@ -58,7 +58,10 @@ class OpenStream:
     match_id: uuid.UUID
     credential: str | None  # token_hash of the bearer token; None for a spectator
     opened_at: float = field(default_factory=time.monotonic)
-    writing: int = 0  # bytes of the update handed to gRPC and not yet taken by the client (0 between writes)
+    # What the stream holds: the update handed to gRPC and not yet taken (its bytes; 0 between writes),
+    # shared with the other streams of its viewer class; and the last version taken.
+    writing: int = 0
+    sent: int = 0
     ending: asyncio.Future[StreamEnd] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     def end(self, why: StreamEnd) -> bool:
