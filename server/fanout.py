@@ -19,13 +19,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from cachetools import LRUCache
-
 from engine.contract import Viewer
 
 # (match, viewer class, version, the match's version when it was built)
 UpdateKey = tuple[uuid.UUID, Viewer, int, int]
-ENTRY_OVERHEAD = 200  # bytes a cache entry costs beyond its payload (key tuple, dict slot)
+ENTRY_OVERHEAD = 200  # bytes an entry costs beyond its payload (its key, a dict slot)
 
 
 @dataclass
@@ -68,27 +66,29 @@ class FanoutStats:
 
 
 class Updates:
-    """The serialized updates of recent versions, bounded by bytes (least recently used go first)."""
+    """The serialized updates of recent versions, bounded by bytes: the oldest built go first (streams ask
+    for recent versions; a plain dict keeps the per-stream lookup at a dict's cost)."""
 
     def __init__(self, max_bytes: int) -> None:
-        self._cache: LRUCache[UpdateKey, bytes] = LRUCache(
-            maxsize=max_bytes, getsizeof=lambda data: len(data) + ENTRY_OVERHEAD
-        )
+        self.max_bytes = max_bytes
+        self._held: dict[UpdateKey, bytes] = {}  # in the order built
+        self.held_bytes = 0
         self.stats = FanoutStats()
 
     def get(self, key: UpdateKey, build: Callable[[], bytes]) -> bytes:
         """The update for `key`, built (and serialized) by `build` only if no stream of the class has
         asked for it yet. Synchronous: no other stream can build the same key meanwhile."""
-        data = self._cache.get(key)
+        data = self._held.get(key)
         if data is not None:
             self.stats.reuses += 1
             return data
         data = build()
         self.stats.builds += 1
-        if len(data) + ENTRY_OVERHEAD <= self._cache.maxsize:  # one larger than the whole cache: not kept
-            self._cache[key] = data
+        size = len(data) + ENTRY_OVERHEAD
+        if size <= self.max_bytes:  # one larger than the whole budget is sent, not kept
+            while self.held_bytes + size > self.max_bytes:
+                oldest = next(iter(self._held))
+                self.held_bytes -= len(self._held.pop(oldest)) + ENTRY_OVERHEAD
+            self._held[key] = data
+            self.held_bytes += size
         return data
-
-    @property
-    def held_bytes(self) -> float:
-        return self._cache.currsize
