@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from engine.contract import Viewer
 
@@ -55,6 +56,30 @@ class Changes(dict[uuid.UUID, _Waiting]):
             waiting.waiters -= 1
             if waiting.waiters == 0 and self.get(match_id) is waiting:
                 del self[match_id]
+
+
+async def first_of(changed: asyncio.Future[None], until: asyncio.Future[Any] | None, timeout: float) -> None:
+    """Return once `changed` or `until` is done, or after `timeout` seconds; neither is cancelled (every
+    stream of a match shares `changed`). asyncio.wait does the same with more bookkeeping per call, and
+    this runs once per stream per update."""
+    loop = asyncio.get_running_loop()
+    woken = loop.create_future()
+
+    def wake(_: object = None) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    changed.add_done_callback(wake)
+    if until is not None:
+        until.add_done_callback(wake)
+    timer = loop.call_later(timeout, wake)
+    try:
+        await woken
+    finally:
+        timer.cancel()
+        changed.remove_done_callback(wake)
+        if until is not None:
+            until.remove_done_callback(wake)
 
 
 @dataclass

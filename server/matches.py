@@ -37,7 +37,7 @@ from server.errors import (
     Unauthenticated,
     Unavailable,
 )
-from server.fanout import Changes
+from server.fanout import Changes, first_of
 from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key_id
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
@@ -866,8 +866,7 @@ class Matches:
             live = self._cache.get(match_id)
             if live is not None and live.version > after_version:
                 return
-            waited_on = (changed,) if until is None else (changed, until)
-            await asyncio.wait(waited_on, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            await first_of(changed, until, timeout)
 
 
 def _apply(live: LiveMatch, version: int, record: Record) -> None:
