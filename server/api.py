@@ -393,6 +393,7 @@ class MatchService:
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         limits, updates = self.matches.streams.limits, self.matches.streams.updates
+        stream.sent = sent
         while True:
             try:
                 live = await self.matches.load(stream.match_id)
