@@ -443,8 +443,8 @@ class MatchService:
     def _update(self, live: LiveMatch, viewer: Viewer, version: int, last: int) -> bytes:
         """Version `version` as `viewer`'s class sees it while the match is at `last`, serialized: built
         once per class and shared by its streams (server/fanout.py); the last version carries the view."""
-        record = live.records[version - 1]
-        update = pb.SubscribeResponse(event=convert.event_message(version, live.visible_record(version, viewer)))
+        record = live.visible_record(version, viewer)  # a rollback's target is public: it is in every view
+        update = pb.SubscribeResponse(event=convert.event_message(version, record))
         if record["kind"] == "rollback":
             update.rolled_back_to = int(record["to"])
         if version == last:
