@@ -117,3 +117,9 @@ class Updates:
             self._held[key] = data
             self.held_bytes += size
         return data
+
+    def forget(self, match_id: uuid.UUID) -> None:
+        """Drop a match's updates: it was set aside (a stored record cannot be read), and what is restored
+        for it may differ from what was built."""
+        for key in [key for key in self._held if key[0] == match_id]:
+            self.held_bytes -= len(self._held.pop(key)) + ENTRY_OVERHEAD

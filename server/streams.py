@@ -118,6 +118,7 @@ class StreamRegistry:
     def end_match(self, match_id: uuid.UUID, message: str) -> int:
         """End every open stream of a match that was quarantined (DATA_LOSS, saying which record)."""
         why = StreamEnd(message, revoked=False, lost=True)
+        self.updates.forget(match_id)  # a restored store may hold other records at the same versions
         return sum(stream.end(why) for stream in list(self._by_match.get(match_id, ())))
 
     def _all(self) -> list[OpenStream]:

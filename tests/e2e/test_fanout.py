@@ -17,6 +17,7 @@ from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
 from server.fanout import FanoutStats
 from server.streams import StreamLimits
+from tests.support import storefile
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
@@ -184,3 +185,29 @@ def test_a_reader_that_stops_taking_updates_holds_one_update_and_the_shared_ones
     stalled.cancel()
     client.close()
     server.stop()
+
+
+def test_a_quarantined_match_ends_its_streams_and_its_shared_updates_are_dropped(server: ServerThread) -> None:
+    client = server.client()
+    damaged, host, ann, _ = seat_duel(client, seed=13)
+    healthy, *_ = seat_duel(client, seed=14)
+    followers = [Follower(client, damaged, None), Follower(client, healthy, None)]
+    follow_all(followers[:1], client.state(damaged).version)
+    follow_all(followers[1:], client.state(healthy).version)
+
+    def held() -> dict[str, int]:
+        async def read() -> dict[str, int]:
+            assert server.running is not None
+            keys = list(server.running.matches.streams.updates._held)
+            return {match: sum(str(key[0]) == match for key in keys) for match in (damaged, healthy)}
+
+        return server.run(read())
+
+    assert held()[damaged] > 0 and held()[healthy] > 0
+    storefile.overwrite(Path(server.settings.var_dir) / "matches.db", damaged, 2, b'{"record": {"kind": "jo')
+    assert not client.verify(damaged, host).ok  # finds the damage and sets the match aside
+    wait_until(lambda: not followers[0].thread.is_alive(), "the damaged match's stream ended")
+    assert held() == {damaged: 0, healthy: held()[healthy]} and held()[healthy] > 0  # a restored store may differ
+    for follower in followers:
+        follower.close()
+    client.close()
