@@ -391,7 +391,8 @@ class MatchService:
         self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
-        limits = self.matches.streams.limits
+        limits, updates = self.matches.streams.limits, self.matches.streams.updates
+        stream.sent = sent
         while True:
             try:
                 live = await self.matches.load(stream.match_id)
@@ -405,12 +406,14 @@ class MatchService:
             for version in range(sent + 1, last + 1):
                 if stream.ending.done():  # a revoked credential gets not one more update
                     break
-                update = self._update(live, viewer, version, last)
+                key = (live.id, viewer, version, last)
+                update = updates.get(key, functools.partial(self._update, live, viewer, version, last))
+                stream.writing = len(update)
                 try:
                     # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream
                     # the client closed while the write completed, leaving a handler that never ends.
                     async with asyncio.timeout(limits.write_timeout):
-                        await context.write(update)
+                        await context.write(update)  # bytes: the serializer passes them through
                 except TimeoutError:
                     return StreamEnd(
                         f"the client did not take update {version} within {limits.write_timeout:g} s "
@@ -421,7 +424,9 @@ class MatchService:
                     if context.cancelled():  # the client closed the stream while a write was under way
                         raise asyncio.CancelledError() from None
                     raise
-                sent = version
+                finally:
+                    stream.writing = 0
+                sent = stream.sent = version
             if stream.ending.done():
                 return stream.ending.result(), sent
             age_left = stream.opened_at + limits.max_age - time.monotonic()
@@ -432,21 +437,19 @@ class MatchService:
                     revoked=False,
                 ), sent
             wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
-            changed = asyncio.ensure_future(self.matches.wait_for_change(stream.match_id, sent, timeout=wait))
-            try:
-                await asyncio.wait((changed, stream.ending), return_when=asyncio.FIRST_COMPLETED)
-            finally:  # also when the client goes away and this handler is cancelled
-                changed.cancel()
+            await self.matches.wait_for_change(stream.match_id, sent, timeout=wait, until=stream.ending)
 
-    def _update(self, live: LiveMatch, viewer: Viewer, version: int, last: int) -> pb.SubscribeResponse:
-        record = live.records[version - 1]
-        update = pb.SubscribeResponse(event=convert.event_message(version, live.visible_record(version, viewer)))
+    def _update(self, live: LiveMatch, viewer: Viewer, version: int, last: int) -> bytes:
+        """Version `version` as `viewer`'s class sees it while the match is at `last`, serialized: built
+        once per class and shared by its streams (server/fanout.py); the last version carries the view."""
+        record = live.visible_record(version, viewer)  # a rollback's target is public: it is in every view
+        update = pb.SubscribeResponse(event=convert.event_message(version, record))
         if record["kind"] == "rollback":
             update.rolled_back_to = int(record["to"])
         if version == last:
             update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
             update.status.CopyFrom(convert.status_message(live.status(version), live.paused_after(version)))
-        return update
+        return update.SerializeToString()
 
 
 def _results_json(live: LiveMatch, version: int) -> str:
@@ -488,6 +491,16 @@ def _created_response(kind: type[CreatedResponse], created: Created) -> CreatedR
     )
 
 
+def _passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """A response serializer that sends bytes as they are: Subscribe writes updates serialized once and
+    shared by every stream of a viewer class."""
+
+    def serialize_or_pass(message: Any) -> bytes:
+        return message if isinstance(message, bytes) else serialize(message)
+
+    return serialize_or_pass
+
+
 def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
     """The method handlers of MatchService, built from the proto descriptor with safe deserializers."""
     descriptor = pb.DESCRIPTOR.services_by_name["MatchService"]
@@ -502,6 +515,6 @@ def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
         handlers[method.name] = make(
             behaviour,
             request_deserializer=_safe_deserializer(request_class, service.limits),
-            response_serializer=response_class.SerializeToString,
+            response_serializer=_passing_bytes(response_class.SerializeToString),
         )
     return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)

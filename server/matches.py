@@ -38,6 +38,7 @@ from server.errors import (
     Unauthenticated,
     Unavailable,
 )
+from server.fanout import Changes, first_of
 from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key_id
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
@@ -134,7 +135,7 @@ class Matches:
         # as much as thousands of short ones. Evicted matches are read again on their next use.
         self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_bytes, getsizeof=_size_of)
         self._locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._changed: defaultdict[uuid.UUID, asyncio.Condition] = defaultdict(asyncio.Condition)
+        self._changed = Changes()  # wakes a match's streams (server/fanout.py)
         self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
         self.access = Access(admin_token, quotas or HostQuotas())  # who calls (SECURITY.md)
         self._created_by_request: dict[tuple[str, str], uuid.UUID] = {}  # (creator, request_id) -> match
@@ -340,9 +341,7 @@ class Matches:
                 if record["kind"] == "joined":
                     self.access.token_owner[record["token"]] = live.id
         if applied:
-            condition = self._changed[live.id]
-            async with condition:
-                condition.notify_all()
+            self._changed.notify(live.id)
 
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
@@ -361,9 +360,7 @@ class Matches:
         if self._cache.get(live.id) is live:
             self._remember(live)  # measured again: it grew
         self._catalog_soon()
-        condition = self._changed[live.id]
-        async with condition:
-            condition.notify_all()
+        self._changed.notify(live.id)  # resolves a future, never waits: the streams build after this reply
         return [(first + offset, record) for offset, record in enumerate(stamped)]
 
     def now(self, live: LiveMatch) -> float:
@@ -1001,16 +998,16 @@ class Matches:
         """The matches whose current phase has ended by now (server clock), from the catalog."""
         return await self._io(self.catalog.due, self.clock.now())
 
-    async def wait_for_change(self, match_id: uuid.UUID, after_version: int, timeout: float) -> None:
-        condition = self._changed[match_id]
-        async with condition:
+    async def wait_for_change(
+        self, match_id: uuid.UUID, after_version: int, timeout: float, until: asyncio.Future[Any] | None = None
+    ) -> None:
+        """Return once the match is past `after_version`, after `timeout` seconds, or once `until` is done.
+        Every waiter of a match shares one future (server/fanout.py): no task or lock per waiter."""
+        with self._changed.next_change(match_id) as changed:
             live = self._cache.get(match_id)
             if live is not None and live.version > after_version:
                 return
-            try:
-                await asyncio.wait_for(condition.wait(), timeout)
-            except TimeoutError:
-                pass
+            await first_of(changed, until, timeout)
 
 
 def _size_of(live: LiveMatch) -> int:

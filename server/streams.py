@@ -5,7 +5,8 @@ token it revokes (end_credential), shutdown ends them all (end_all), a match set
 record cannot be read ends its own (end_match). A stream the server ends on purpose tells the client
 where to resume (RESUME_FROM trailer); the handler in server/api.py sends it.
 No gRPC here: an end says whether the credential was revoked or the match's record was lost, and the
-handler picks the status code.
+handler picks the status code. The updates themselves are built once per viewer class and shared by
+the streams of that class (`updates`, server/fanout.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import time
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
+
+from server.fanout import Updates
 
 # Trailing metadata on every stream the server ends on purpose: the last version the stream sent.
 # The client subscribes again with from_version=<that value>.
@@ -29,8 +32,12 @@ class StreamLimits:
     # A stream ends itself (with the resume trailer) at this age, the same as gRPC's max connection age,
     # so it ends in its own words rather than being cut when the connection's age grace runs out.
     max_age: float = 3600.0
-    # A write the client has not taken within this many seconds ends the stream (a slow reader).
+    # A write the client has not taken within this many seconds ends the stream (a slow reader). A stream
+    # has at most one update in gRPC's hands at a time (and gRPC's flow-control window): a slow reader
+    # holds no queue, only its place (the version it resumes from).
     write_timeout: float = 30.0
+    # The serialized updates shared by the streams of one viewer class (server/fanout.py), in bytes.
+    update_cache_bytes: int = 32 * 1024 * 1024
 
 
 class TooManyStreams(Exception):
@@ -51,6 +58,10 @@ class OpenStream:
     match_id: uuid.UUID
     credential: str | None  # token_hash of the bearer token; None for a spectator
     opened_at: float = field(default_factory=time.monotonic)
+    # What the stream holds: the update handed to gRPC and not yet taken (its bytes; 0 between writes),
+    # shared with the other streams of its viewer class; and the last version taken.
+    writing: int = 0
+    sent: int = 0
     ending: asyncio.Future[StreamEnd] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     def end(self, why: StreamEnd) -> bool:
@@ -67,6 +78,7 @@ class StreamRegistry:
     def __init__(self, limits: StreamLimits | None = None) -> None:
         self.limits = limits or StreamLimits()
         self._by_match: defaultdict[uuid.UUID, set[OpenStream]] = defaultdict(set)
+        self.updates = Updates(self.limits.update_cache_bytes)  # built once per viewer class, shared
 
     def open(self, match_id: uuid.UUID, credential: str | None) -> OpenStream:
         streams = self._by_match[match_id]
@@ -106,6 +118,7 @@ class StreamRegistry:
     def end_match(self, match_id: uuid.UUID, message: str) -> int:
         """End every open stream of a match that was quarantined (DATA_LOSS, saying which record)."""
         why = StreamEnd(message, revoked=False, lost=True)
+        self.updates.forget(match_id)  # a restored store may hold other records at the same versions
         return sum(stream.end(why) for stream in list(self._by_match.get(match_id, ())))
 
     def _all(self) -> list[OpenStream]:

@@ -1,0 +1,125 @@
+"""Fan-out to Subscribe streams: a change wakes them without making the writer wait, and each update is
+built and serialized once per viewer class, then shared by every stream of that class.
+
+Viewer classes are the values of engine.contract.Viewer: the host (its token, the admin, the host key
+that created the match: all Viewer("host")), each player, the spectators. Redaction and views depend on
+nothing else, so streams of one class may share the same bytes, and streams of different classes never
+do (the class is part of the key).
+
+What version v looks like to a class while the match is at version `last` never changes: records are
+only appended, and `last` fixes what the record's redaction may reveal (the seed and secret settings
+once the match is over) and whether the update carries the view (only the last version does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from engine.contract import Viewer
+
+# (match, viewer class, version, the match's version when it was built)
+UpdateKey = tuple[uuid.UUID, Viewer, int, int]
+ENTRY_OVERHEAD = 200  # bytes an entry costs beyond its payload (its key, a dict slot)
+
+
+@dataclass
+class _Waiting:
+    future: asyncio.Future[None]
+    waiters: int = 0
+
+
+class Changes(dict[uuid.UUID, _Waiting]):
+    """Per match, a future resolved at its next change, shared by every stream waiting on the match. The
+    writer only resolves it (no lock, no await): the streams run after the writer's reply is on its way."""
+
+    def notify(self, match_id: uuid.UUID) -> None:
+        waiting = self.pop(match_id, None)
+        if waiting is not None and not waiting.future.done():
+            waiting.future.set_result(None)
+
+    @contextmanager
+    def next_change(self, match_id: uuid.UUID) -> Iterator[asyncio.Future[None]]:
+        """The future resolved at the match's next change; wait on it with asyncio.wait, which never
+        cancels it. On leaving, a match nobody waits on any more holds nothing here."""
+        waiting = self.get(match_id)
+        if waiting is None:
+            waiting = self[match_id] = _Waiting(asyncio.get_running_loop().create_future())
+        waiting.waiters += 1
+        try:
+            yield waiting.future
+        finally:
+            waiting.waiters -= 1
+            if waiting.waiters == 0 and self.get(match_id) is waiting:
+                del self[match_id]
+
+
+async def first_of(changed: asyncio.Future[None], until: asyncio.Future[Any] | None, timeout: float) -> None:
+    """Return once `changed` or `until` is done, or after `timeout` seconds; neither is cancelled (every
+    stream of a match shares `changed`). asyncio.wait does the same with more bookkeeping per call, and
+    this runs once per stream per update."""
+    loop = asyncio.get_running_loop()
+    woken = loop.create_future()
+
+    def wake(_: object = None) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    changed.add_done_callback(wake)
+    if until is not None:
+        until.add_done_callback(wake)
+    timer = loop.call_later(timeout, wake)
+    try:
+        await woken
+    finally:
+        timer.cancel()
+        changed.remove_done_callback(wake)
+        if until is not None:
+            until.remove_done_callback(wake)
+
+
+@dataclass
+class FanoutStats:
+    """How many updates were built (each serialized once) and how many times a built one was reused."""
+
+    builds: int = 0
+    reuses: int = 0
+
+
+class Updates:
+    """The serialized updates of recent versions, bounded by bytes: the oldest built go first (streams ask
+    for recent versions; a plain dict keeps the per-stream lookup at a dict's cost)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._held: dict[UpdateKey, bytes] = {}  # in the order built
+        self.held_bytes = 0
+        self.stats = FanoutStats()
+
+    def get(self, key: UpdateKey, build: Callable[[], bytes]) -> bytes:
+        """The update for `key`, built (and serialized) by `build` only if no stream of the class has
+        asked for it yet. Synchronous: no other stream can build the same key meanwhile."""
+        data = self._held.get(key)
+        if data is not None:
+            self.stats.reuses += 1
+            return data
+        data = build()
+        self.stats.builds += 1
+        size = len(data) + ENTRY_OVERHEAD
+        if size <= self.max_bytes:  # one larger than the whole budget is sent, not kept
+            while self.held_bytes + size > self.max_bytes:
+                oldest = next(iter(self._held))
+                self.held_bytes -= len(self._held.pop(oldest)) + ENTRY_OVERHEAD
+            self._held[key] = data
+            self.held_bytes += size
+        return data
+
+    def forget(self, match_id: uuid.UUID) -> None:
+        """Drop a match's updates: it was set aside (a stored record cannot be read), and what is restored
+        for it may differ from what was built."""
+        for key in [key for key in self._held if key[0] == match_id]:
+            self.held_bytes -= len(self._held.pop(key)) + ENTRY_OVERHEAD
