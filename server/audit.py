@@ -67,7 +67,7 @@ def verify(
 
 
 def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
-    game, state, at = replay.game, replay.states[before], float(replay.records[before]["at"])
+    game, state, at = replay.game, replay.state_at(before), float(replay.records[before]["at"])
     # The seed in force for this batch: a rollback that reopened a finished match recorded a new one.
     ctx = rules.context(replay.seed_at(before), replay.moves[before], at)
     try:
@@ -102,8 +102,7 @@ def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:
     entries = []
     actor: str | None = None
     source = ""
-    for version in range(1, upto + 1):
-        record = live.visible_record(version, viewer)
+    for version, record in live.visible_records(1, upto, viewer):  # one running fold, not a StateAt each
         why = record.get("cause")
         if why is not None:
             actor = why.get("actor")

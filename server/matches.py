@@ -831,7 +831,7 @@ class Matches:
         return live, viewer, version
 
     def view(self, live: LiveMatch, viewer: Viewer, version: int) -> dict[str, Json]:
-        return live.game.view(live.states[version], viewer)
+        return live.game.view(live.state_at(version), viewer)
 
     async def history(
         self, match_id: uuid.UUID, token: str | None, page: PageRequest = FIRST_PAGE
@@ -842,9 +842,8 @@ class Matches:
         retracted = live.retracted()
         first = page.start(default=1)
         last = min(live.version, first + page.size - 1)
-        rows = [
-            (version, live.visible_record(version, viewer), version in retracted) for version in range(first, last + 1)
-        ]
+        visible = live.visible_records(first, last, viewer)  # one running fold for the page
+        rows = [(version, record, version in retracted) for version, record in visible]
         taken = page.fit(rows, lambda row: len(json.dumps(row[1])))
         return rows[:taken], page.next_token(first + taken, more=first + taken <= live.version)
 
