@@ -21,6 +21,7 @@ import json
 import sys
 import uuid
 from array import array
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
@@ -30,7 +31,12 @@ from engine.contract import Event, Game, Status, Viewer
 from engine.registry import get_game
 from server.records import Record
 
-SNAPSHOT_EVERY = 64  # versions between kept states: StateAt folds at most this many records less one
+# A state is kept after at most SNAPSHOT_EVERY versions, or sooner, after the record that brings the records
+# since the last kept state to SNAPSHOT_BYTES: StateAt decodes and folds at most that much (decoding dominates
+# a fold of long records, such as mining's traced resolutions). Measured by bench/memory.py: a 20k-record
+# mining match holds ~1.4x its stored JSON and folds under 1 ms at p50 of the worst versions.
+SNAPSHOT_EVERY = 32
+SNAPSHOT_BYTES = 96 * 1024
 RECENT_STATES = 8  # states computed lately (a stream catching up, a page of history), kept for the next ask
 # Bytes a kept record costs beyond its JSON: the bytes object's header, its list slot, its per-version
 # entries (moves, pauses, batch starts). Measured by bench/memory.py against tracemalloc.
@@ -112,17 +118,22 @@ def deep_size(root: Any) -> int:
 
 
 class LiveMatch:
-    def __init__(self, id: uuid.UUID, game: Game, snapshot_every: int = SNAPSHOT_EVERY) -> None:
-        if snapshot_every < 1:
-            raise ValueError("snapshot_every must be 1 or more")
+    def __init__(
+        self, id: uuid.UUID, game: Game, snapshot_every: int = SNAPSHOT_EVERY, snapshot_bytes: int = SNAPSHOT_BYTES
+    ) -> None:
+        if snapshot_every < 1 or snapshot_bytes < 1:
+            raise ValueError("snapshot_every and snapshot_bytes must be 1 or more")
         self.id = id
         self.game = game
         self.snapshot_every = snapshot_every
+        self.snapshot_bytes = snapshot_bytes
         self.records = CompactRecords()
         self._header: Record | None = None
         self._last_hash: str | None = None
         self._state: Any = None  # the state after the last version
-        self._snapshots: list[Any] = [None]  # _snapshots[i]: the state after version i * snapshot_every
+        self._snapshots: list[Any] = [None]  # _snapshots[i]: the state after version _snapshot_versions[i]
+        self._snapshot_versions = array("q", [0])
+        self._unsnapped_bytes = 0  # bytes of the records since the last snapshot
         self._recent: OrderedDict[int, Any] = OrderedDict()  # version -> state, most recently used last
         self._state_bytes = 0  # one state's size, measured now and then (approx_bytes)
         # moves[v]: game events in force after version v. Dice are keyed on it (not on the record count), so
@@ -147,10 +158,16 @@ class LiveMatch:
         self.requests: dict[tuple[str, str], int] = {}
 
     @staticmethod
-    def from_records(match_id: uuid.UUID, records: Iterable[Record], snapshot_every: int = SNAPSHOT_EVERY) -> LiveMatch:
+    def from_records(
+        match_id: uuid.UUID,
+        records: Iterable[Record],
+        snapshot_every: int = SNAPSHOT_EVERY,
+        snapshot_bytes: int = SNAPSHOT_BYTES,
+    ) -> LiveMatch:
         records = iter(records)
         header = next(records)  # the rules the match recorded, not today's: it replays as it was decided
-        match = LiveMatch(match_id, get_game(header["game"], header.get("rules_version")), snapshot_every)
+        game = get_game(header["game"], header.get("rules_version"))
+        match = LiveMatch(match_id, game, snapshot_every, snapshot_bytes)
         match.apply(header)
         for record in records:
             match.apply(record)
@@ -254,8 +271,8 @@ class LiveMatch:
         if recent is not None:
             self._recent.move_to_end(version)
             return recent
-        start = version - version % self.snapshot_every
-        state = self._snapshots[version // self.snapshot_every]
+        index = bisect_right(self._snapshot_versions, version) - 1
+        start, state = self._snapshot_versions[index], self._snapshots[index]
         for kept, kept_state in self._recent.items():  # a state kept since, nearer than the snapshot
             if start < kept < version:
                 start, state = kept, kept_state
@@ -278,6 +295,14 @@ class LiveMatch:
             if version < last:
                 state = self._step(state, record)
         self._remember(last - 1, state)  # the next page starts one step from here
+
+    def kept_versions(self) -> list[int]:
+        """The versions whose states are kept (0 first): StateAt folds from the nearest one at or before it."""
+        return list(self._snapshot_versions)
+
+    def forget_recent(self) -> None:
+        """Drop the recently computed states (benchmarks: every ask then folds from a kept state)."""
+        self._recent.clear()
 
     def _step(self, state: Any, record: Record) -> Any:
         """The state after `record`, as `apply` computes it."""
@@ -366,8 +391,11 @@ class LiveMatch:
             self.moves.append(self.moves[int(record["to"])])
         else:
             self.moves.append(self.moves[-1])
-        if version % self.snapshot_every == 0:
+        self._unsnapped_bytes += len(row)
+        if version - self._snapshot_versions[-1] >= self.snapshot_every or self._unsnapped_bytes >= self.snapshot_bytes:
             self._snapshots.append(state)
+            self._snapshot_versions.append(version)
+            self._unsnapped_bytes = 0
             self._measure_state()
 
     def game_record_batches(self) -> list[tuple[int, list[Event]]]:
