@@ -46,7 +46,7 @@ _REQUEST_BYTES = 240  # one entry of LiveMatch.requests: the tuple key, its stri
 
 def encode(record: Record) -> bytes:
     """A record as compact JSON (its keys in their order): what a live match keeps of it."""
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(record, separators=(",", ":")).encode()  # ASCII: any string, even a lone surrogate
 
 
 class CompactRecords(Sequence[Record]):
