@@ -102,9 +102,9 @@ class CompactRecords(Sequence[Record]):
         return f"CompactRecords({len(self._rows)} records, {self._bytes} bytes)"
 
 
-def deep_size(root: Any) -> int:
-    """Bytes held by `root` and everything it reaches (types, modules and functions excluded)."""
-    seen: set[int] = set()
+def deep_size(root: Any, skip: Any = None) -> int:
+    """Bytes held by `root` and everything it reaches but `skip` (types, modules and functions excluded)."""
+    seen: set[int] = {id(skip)} if skip is not None else set()
     stack = [root]
     total = 0
     while stack:
@@ -135,7 +135,10 @@ class LiveMatch:
         self._snapshot_versions = array("q", [0])
         self._unsnapped_bytes = 0  # bytes of the records since the last snapshot
         self._recent: OrderedDict[int, Any] = OrderedDict()  # version -> state, most recently used last
-        self._state_bytes = 0  # one state's size, measured now and then (approx_bytes)
+        # One state's size, measured now and then, less its `config` (the match's configuration, parsed once
+        # and shared by every state), counted once: approx_bytes.
+        self._state_bytes = 0
+        self._config_bytes = 0
         # moves[v]: game events in force after version v. Dice are keyed on it (not on the record count), so
         # joins and host records never change a draw, a re-decision after a rollback draws what the first
         # one drew, and a transcript replayed in process (engine.match.LocalMatch) draws the same values.
@@ -326,15 +329,16 @@ class LiveMatch:
     def approx_bytes(self) -> int:
         """An estimate of the memory this match holds (kept records, per-version entries, kept states,
         requests): a cache's size function. Kept up to date as records are applied, so cheap to call."""
-        states = (len(self._snapshots) + len(self._recent) + 1) * self._state_bytes
+        states = (len(self._snapshots) + len(self._recent) + 1) * self._state_bytes + self._config_bytes
         records = self.records.encoded_bytes + len(self.records) * _RECORD_OVERHEAD
         return records + states + len(self.requests) * _REQUEST_BYTES
 
     def _measure_state(self) -> None:
-        """Re-measure one state's size: at the first snapshots, then at every 16th (states grow)."""
-        count = len(self._snapshots)
-        if count <= 2 or count % 16 == 0:
-            self._state_bytes = deep_size(self._state)
+        """Re-measure one state's size (states grow): at the 1st, 2nd, 4th, 8th... kept state, then every
+        64th (a measure walks the whole state: a few ms for a late mining state)."""
+        count = len(self._snapshots) - 1
+        if count & (count - 1) == 0 or count % 64 == 0:
+            self._state_bytes = deep_size(self._state, getattr(self._state, "config", None))
 
     # --- applying a record ----------------------------------------------------------------------
 
@@ -377,6 +381,10 @@ class LiveMatch:
             self.requests[(str(request["caller"]), str(request["id"]))] = version
         if version == 1:
             self._header = json.loads(row)
+        if kind == "created":
+            config = getattr(state, "config", None)
+            self._config_bytes = deep_size(config) if config is not None else 0
+            self._state_bytes = deep_size(state, config)  # until the first snapshot measures a grown one
         self.records.append_encoded(row)
         self._last_hash = str(record["hash"]) if "hash" in record else None
         self._batch_starts.append(self.starts_batch(record))

@@ -803,8 +803,9 @@ class Matches:
         upto = live.version if at is None else at
         if not 1 <= upto <= live.version:
             raise BadRequest(f"version {upto} is outside this match's versions 1..{live.version}")
-        entries = audit.trail(live, viewer, upto)
         first = page.start(default=0)
+        # The walk stops one entry past this page (enough to tell whether another follows).
+        entries = audit.trail(live, viewer, upto, limit=first + page.size + 1)
         rest = entries[first:]
         taken = page.fit(rest, lambda entry: len(json.dumps(entry)))
         return rest[:taken], page.next_token(first + taken, more=first + taken < len(entries))

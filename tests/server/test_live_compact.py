@@ -172,6 +172,11 @@ def test_history_and_audit_over_grpc_page_through_the_whole_log(played: tuple[Se
         assert json.loads(event.json) == live.visible_record(event.version, Viewer.host())
     trail = client.audit(match_id, host)
     assert trail and all(1 <= entry.version <= len(records) for entry in trail)
+    for page_size in (1, 2, 5):  # each page walks only as far as its last entry and one more
+        assert client.audit(match_id, host, page_size=page_size) == trail
+    assert client.audit(match_id, "", page_size=3) == client.audit(match_id, "")  # a spectator's trail
+    middle = len(records) // 2
+    assert client.audit(match_id, host, at=middle, page_size=2) == client.audit(match_id, host, at=middle)
 
 
 @pytest.mark.parametrize("game", ["last-gathering", "cookoff", "mining"])
