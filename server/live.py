@@ -22,8 +22,8 @@ import sys
 import uuid
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from engine import codec
@@ -38,10 +38,14 @@ from server.records import Record
 SNAPSHOT_EVERY = 32
 SNAPSHOT_BYTES = 96 * 1024
 RECENT_STATES = 8  # states computed lately (a stream catching up, a page of history), kept for the next ask
+# The states since the start of the last batch (at most TAIL_STATES), kept as they are applied: a write's
+# answer and every stream's update show the records just appended, each redacted with the state before
+# it, without a fold.
+TAIL_STATES = 16
 # Bytes a kept record costs beyond its JSON: the bytes object's header, its list slot, its per-version
 # entries (moves, pauses, batch starts). Measured by bench/memory.py against tracemalloc.
 _RECORD_OVERHEAD = sys.getsizeof(b"") + 8 + 8 + 1 + 1
-_REQUEST_BYTES = 240  # one entry of LiveMatch.requests: the tuple key, its strings, the version
+_REQUEST_BYTES = 160  # one entry of LiveMatch.requests: its key string, the version, its slot
 
 
 def encode(record: Record) -> bytes:
@@ -102,6 +106,66 @@ class CompactRecords(Sequence[Record]):
         return f"CompactRecords({len(self._rows)} records, {self._bytes} bytes)"
 
 
+class Header(Mapping[str, Any]):
+    """The `created` record, read as a mapping: the fields read on every request kept decoded, the rest
+    (configuration, invitations, hashes: several kB decoded) decoded from the kept record when asked for."""
+
+    HOT = ("kind", "game", "players", "rules_version", "seed", "private", "host_key")
+    __slots__ = ("_hot", "_records")
+
+    def __init__(self, record: Record, records: CompactRecords) -> None:
+        self._hot = {key: json.loads(json.dumps(record[key])) for key in self.HOT if key in record}
+        self._records = records  # record 0 is this one
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.HOT:
+            return self._hot[key]
+        return self._records[0][key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records[0])
+
+    def __len__(self) -> int:
+        return len(self._records[0])
+
+
+class RequestVersions(Mapping[tuple[str, str], int]):
+    """(caller, request_id) -> the version of the record that carries it, kept under one string per entry
+    (a tuple of two strings costs twice the memory): request ids hold no newline (server/limits.py)."""
+
+    __slots__ = ("_versions",)
+
+    def __init__(self) -> None:
+        self._versions: dict[str, int] = {}
+
+    @staticmethod
+    def _key(key: object) -> str:
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise KeyError(key)
+        caller, request_id = key
+        return f"{request_id}\n{caller}"
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        return self._versions[self._key(key)]
+
+    def __setitem__(self, key: tuple[str, str], version: int) -> None:
+        self._versions[self._key(key)] = version
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return self._key(key) in self._versions
+        except KeyError:
+            return False
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for key in self._versions:
+            request_id, _, caller = key.partition("\n")
+            yield caller, request_id
+
+    def __len__(self) -> int:
+        return len(self._versions)
+
+
 def deep_size(root: Any, skip: Any = None) -> int:
     """Bytes held by `root` and everything it reaches but `skip` (types, modules and functions excluded)."""
     seen: set[int] = {id(skip)} if skip is not None else set()
@@ -128,9 +192,11 @@ class LiveMatch:
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
         self.records = CompactRecords()
-        self._header: Record | None = None
+        self._header: Header | None = None
         self._last_hash: str | None = None
         self._state: Any = None  # the state after the last version
+        self._tail: deque[Any] = deque([None], maxlen=TAIL_STATES)  # _tail[-1 - k]: the state after version - k
+        self._batch_from = 0  # the version before the last batch: the tail keeps the states from it on
         self._snapshots: list[Any] = [None]  # _snapshots[i]: the state after version _snapshot_versions[i]
         self._snapshot_versions = array("q", [0])
         self._unsnapped_bytes = 0  # bytes of the records since the last snapshot
@@ -158,7 +224,7 @@ class LiveMatch:
         # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
         self.finished_last = 0
         # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
-        self.requests: dict[tuple[str, str], int] = {}
+        self.requests = RequestVersions()
 
     @staticmethod
     def from_records(
@@ -177,7 +243,8 @@ class LiveMatch:
         return match
 
     @property
-    def header(self) -> Record:
+    def header(self) -> Mapping[str, Any]:
+        """The `created` record (see Header)."""
         if self._header is None:
             raise IndexError("the match has no records")
         return self._header
@@ -266,8 +333,9 @@ class LiveMatch:
 
     def state_at(self, version: int) -> Any:
         """The state after `version` (0: before the first record), folded from the nearest kept state."""
-        if version == self.version:
-            return self._state
+        back = self.version - version
+        if 0 <= back < len(self._tail):
+            return self._tail[-1 - back]
         if not 0 <= version < self.version:
             raise IndexError(f"version {version} is outside 0..{self.version}")
         recent = self._recent.get(version)
@@ -324,12 +392,20 @@ class LiveMatch:
         while len(self._recent) > RECENT_STATES:
             self._recent.popitem(last=False)
 
+    def _keep_tail(self, version: int, record: Record, state: Any) -> None:
+        if self.starts_batch(record):
+            self._batch_from = version - 1
+        self._tail.append(state)
+        while len(self._tail) > 1 and version - len(self._tail) + 1 < self._batch_from:
+            self._tail.popleft()
+
     # --- memory ---------------------------------------------------------------------------------
 
     def approx_bytes(self) -> int:
         """An estimate of the memory this match holds (kept records, per-version entries, kept states,
         requests): a cache's size function. Kept up to date as records are applied, so cheap to call."""
-        states = (len(self._snapshots) + len(self._recent) + 1) * self._state_bytes + self._config_bytes
+        kept = len(self._snapshots) + len(self._recent) + len(self._tail)
+        states = kept * self._state_bytes + self._config_bytes
         records = self.records.encoded_bytes + len(self.records) * _RECORD_OVERHEAD
         return records + states + len(self.requests) * _REQUEST_BYTES
 
@@ -380,7 +456,7 @@ class LiveMatch:
         if request:
             self.requests[(str(request["caller"]), str(request["id"]))] = version
         if version == 1:
-            self._header = json.loads(row)
+            self._header = Header(record, self.records)
         if kind == "created":
             config = getattr(state, "config", None)
             self._config_bytes = deep_size(config) if config is not None else 0
@@ -389,6 +465,7 @@ class LiveMatch:
         self._last_hash = str(record["hash"]) if "hash" in record else None
         self._batch_starts.append(self.starts_batch(record))
         self._state = state
+        self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)
         if kind in ("game", "rollback") and self.game.status(state).finished:
             self.finished_last = version

@@ -44,6 +44,19 @@ def bot_match_records(
     names = bot_names(game_name)
     bots = {p: get_bot(game_name, names[i % len(names)]) for i, p in enumerate(players)}
     rng = random.Random(seed)
+    ids = random.Random(-seed)  # request ids, apart from the bots' own draws
+
+    def tagged(records: list[Record], caller: str) -> list[Record]:
+        """The request id and fingerprint the server records with a client's write (every client sends one)."""
+        if records:
+            tag = {
+                "id": f"{ids.getrandbits(128):032x}",
+                "caller": caller,
+                "fingerprint": f"{ids.getrandbits(128):032x}",
+            }
+            records[0] = {**records[0], "request": tag}
+        return records
+
     header: Record = {
         "kind": "created",
         "game": game.name,
@@ -58,11 +71,10 @@ def bot_match_records(
         "at": START,
     }
     match = LocalMatch(game, config, seed, now=START)
-    log: list[Record] = [header]
-    log += [
-        {"kind": "joined", "player": p, "token": token_hash(f"seat-{p}-{seed}"), "via": "invitation", "at": START}
-        for p in players
-    ]
+    log: list[Record] = tagged([header], "admin")
+    for p in players:
+        joined = {"kind": "joined", "player": p, "token": token_hash(f"seat-{p}-{seed}"), "via": "invitation"}
+        log += tagged([{**joined, "at": START}], f"invitation:{p}")
     log += _game_records(list(match.events), cause("server", start=True), START, start=True)
     while not match.finished:
         acted = False
@@ -76,7 +88,7 @@ def bot_match_records(
             match.now = min(match.now + think_seconds, deadline) if deadline is not None else match.now + think_seconds
             command = game.parse(match.state, player, text)
             events = match.submit(player, command)
-            log += _game_records(events, cause(player, command, text), match.now)
+            log += tagged(_game_records(events, cause(player, command, text), match.now), f"seat:{player}")
             acted = True
         if not acted and not match.finished:
             deadline = game.status(match.state).deadline
