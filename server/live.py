@@ -38,6 +38,7 @@ from server.records import Record
 SNAPSHOT_EVERY = 32
 SNAPSHOT_BYTES = 96 * 1024
 RECENT_STATES = 8  # states computed lately (a stream catching up, a page of history), kept for the next ask
+DECODED_RECORDS = 8  # records kept decoded after a single read (the last batch, read by every stream)
 # The states since the start of the last batch (at most TAIL_STATES), kept as they are applied: a write's
 # answer and every stream's update show the records just appended, each redacted with the state before
 # it, without a fold.
@@ -54,20 +55,20 @@ def encode(record: Record) -> bytes:
 
 
 class CompactRecords(Sequence[Record]):
-    """A match's records, kept as compact JSON bytes and decoded on access (each access a new dict,
-    except the last record, decoded once: the write path reads it at every append)."""
+    """A match's records, kept as compact JSON bytes and decoded on access. The last few records asked for
+    one at a time stay decoded (a write and every stream's update read the records just appended): treat
+    a record read here as read-only, as it may be shared."""
 
-    __slots__ = ("_rows", "_bytes", "_last")
+    __slots__ = ("_rows", "_bytes", "_decoded")
 
     def __init__(self) -> None:
         self._rows: list[bytes] = []
         self._bytes = 0
-        self._last: Record | None = None
+        self._decoded: OrderedDict[int, Record] = OrderedDict()  # index -> record, most recently used last
 
     def append_encoded(self, row: bytes) -> None:
         self._rows.append(row)
         self._bytes += len(row)
-        self._last = None
 
     @property
     def encoded_bytes(self) -> int:
@@ -85,11 +86,16 @@ class CompactRecords(Sequence[Record]):
     def __getitem__(self, index: int | slice) -> Record | list[Record]:
         if isinstance(index, slice):
             return [json.loads(row) for row in self._rows[index]]
-        if index == -1 or index == len(self._rows) - 1:
-            if self._last is None:
-                self._last = json.loads(self._rows[-1])
-            return self._last
-        return json.loads(self._rows[index])  # type: ignore[no-any-return]
+        row = self._rows[index]  # IndexError when outside
+        index %= len(self._rows)
+        record = self._decoded.get(index)
+        if record is None:
+            record = self._decoded[index] = json.loads(row)
+            if len(self._decoded) > DECODED_RECORDS:
+                self._decoded.popitem(last=False)
+        else:
+            self._decoded.move_to_end(index)
+        return record
 
     def __iter__(self) -> Iterator[Record]:
         for row in self._rows:
