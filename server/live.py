@@ -2,11 +2,11 @@
 
 state(N) = fold(evolve, initial(config, seed), effective records up to N); a rollback record's state
 is the state at the version it rolls back to, so play resumes from there while the retracted records
-stay in the log. Only the current state is kept, with a snapshot every `snapshot_every` versions and a
-few recently asked-for states: StateAt folds from the nearest one at or before it (at most
-`snapshot_every - 1` records), and a read over a range of versions (history, the audit trail) is one
-running fold (`walk`). Records are kept as compact JSON bytes and decoded on access, so a live match
-holds little more than its stored JSON.
+stay in the log. Not every state is kept: the current one and those since the last batch began, one
+after every `snapshot_every` versions or `snapshot_bytes` of records, and a few asked for lately.
+`state_at` folds from the nearest kept state at or before the version asked for, and a read over a range
+of versions (history, the audit trail) is one running fold (`walk`). Records are kept as compact JSON
+bytes and decoded on access, so a live match holds less than twice its stored JSON (bench/memory.py).
 
 A batch is the records appended by one accepted command, deadline or host action. Its boundaries are
 derived from the records (so stores written before batches were named keep working): a game record
@@ -240,7 +240,9 @@ class LiveMatch:
         snapshot_bytes: int = SNAPSHOT_BYTES,
     ) -> LiveMatch:
         records = iter(records)
-        header = next(records)  # the rules the match recorded, not today's: it replays as it was decided
+        header = next(records, None)  # the rules the match recorded, not today's: it replays as it was decided
+        if header is None:
+            raise IndexError("a match starts with its created record")
         game = get_game(header["game"], header.get("rules_version"))
         match = LiveMatch(match_id, game, snapshot_every, snapshot_bytes)
         match.apply(header)
