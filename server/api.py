@@ -457,7 +457,7 @@ def _results_json(live: LiveMatch, version: int) -> str:
     the end they could hold what some viewer may not see yet."""
     if not live.status(version).finished:
         return ""
-    return json.dumps(live.game.results(live.states[version]), sort_keys=True)
+    return json.dumps(live.game.results(live.state_at(version)), sort_keys=True)
 
 
 # The responses of writes that append to a match: one type per RPC, all of this shape.

@@ -3,9 +3,10 @@ audit trail (every resolution's trace, in plain words, as the viewer may see it)
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine import codec
@@ -67,7 +68,7 @@ def verify(
 
 
 def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
-    game, state, at = replay.game, replay.states[before], float(replay.records[before]["at"])
+    game, state, at = replay.game, replay.state_at(before), float(replay.records[before]["at"])
     # The seed in force for this batch: a rollback that reopened a finished match recorded a new one.
     ctx = rules.context(replay.seed_at(before), replay.moves[before], at)
     try:
@@ -96,14 +97,17 @@ def unreadable(version: int, reason: str, prefix: LiveMatch | None) -> dict[str,
     }
 
 
-def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:
-    """An entry for every record up to `upto` that explains itself, as `viewer` may see it."""
+def trail(live: LiveMatch, viewer: Viewer, upto: int, limit: int | None = None) -> list[dict[str, Any]]:
+    """An entry for every record up to `upto` that explains itself, as `viewer` may see it (the first
+    `limit` of them): one running fold, stopped once they are found."""
+    return list(itertools.islice(_entries(live, viewer, upto), limit))
+
+
+def _entries(live: LiveMatch, viewer: Viewer, upto: int) -> Iterator[dict[str, Any]]:
     retracted = live.retracted()
-    entries = []
     actor: str | None = None
     source = ""
-    for version in range(1, upto + 1):
-        record = live.visible_record(version, viewer)
+    for version, record in live.visible_records(1, upto, viewer):  # one running fold, not a StateAt each
         why = record.get("cause")
         if why is not None:
             actor = why.get("actor")
@@ -127,19 +131,16 @@ def trail(live: LiveMatch, viewer: Viewer, upto: int) -> list[dict[str, Any]]:
             lines = [f"match of {record['game']} created for {', '.join(record['players'])}"]
         if not lines:
             continue
-        entries.append(
-            {
-                "version": version,
-                "kind": kind,
-                "type": (record.get("event") or {}).get("type", ""),
-                "at": record.get("at") or 0.0,
-                "actor": actor or "",
-                "input": source,
-                "lines": lines,
-                "retracted": version in retracted,
-            }
-        )
-    return entries
+        yield {
+            "version": version,
+            "kind": kind,
+            "type": (record.get("event") or {}).get("type", ""),
+            "at": record.get("at") or 0.0,
+            "actor": actor or "",
+            "input": source,
+            "lines": lines,
+            "retracted": version in retracted,
+        }
 
 
 def _reopened(record: Record) -> str:

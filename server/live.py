@@ -1,8 +1,12 @@
-"""A match held in memory: its records, and the effective game state after every version.
+"""A match held in memory: its records, kept compactly, and the effective game state at any version.
 
 state(N) = fold(evolve, initial(config, seed), effective records up to N); a rollback record's state
 is the state at the version it rolls back to, so play resumes from there while the retracted records
-stay in the log. States are immutable, so keeping one per version is cheap and makes StateAt O(1).
+stay in the log. Not every state is kept: the current one and those since the last batch began, one
+after every `snapshot_every` versions or `snapshot_bytes` of records, and a few asked for lately.
+`state_at` folds from the nearest kept state at or before the version asked for, and a read over a range
+of versions (history, the audit trail) is one running fold (`walk`). Records are kept as compact JSON
+bytes and decoded on access, so a live match holds less than twice its stored JSON (bench/memory.py).
 
 A batch is the records appended by one accepted command, deadline or host action. Its boundaries are
 derived from the records (so stores written before batches were named keep working): a game record
@@ -12,52 +16,246 @@ a game record without a cause continues the batch; every other record is a batch
 
 from __future__ import annotations
 
+import gc
+import json
+import sys
 import uuid
-from dataclasses import dataclass, field
-from typing import Any
+from array import array
+from bisect import bisect_right
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from engine import codec
 from engine.contract import Event, Game, Status, Viewer
 from engine.registry import get_game
-from server.records import Record, retracted_versions
+from server.records import Record
+
+# A state is kept after at most SNAPSHOT_EVERY versions, or sooner, after the record that brings the records
+# since the last kept state to SNAPSHOT_BYTES: StateAt decodes and folds at most that much (decoding dominates
+# a fold of long records, such as mining's traced resolutions). Measured by bench/memory.py: a 20k-record
+# mining match holds ~1.4x its stored JSON and folds under 1 ms at p50 of the worst versions.
+SNAPSHOT_EVERY = 32
+SNAPSHOT_BYTES = 96 * 1024
+RECENT_STATES = 8  # states computed lately (a stream catching up, a page of history), kept for the next ask
+DECODED_RECORDS = 8  # records kept decoded after a single read (the last batch, read by every stream)
+# The states since the start of the last batch (at most TAIL_STATES), kept as they are applied: a write's
+# answer and every stream's update show the records just appended, each redacted with the state before
+# it, without a fold.
+TAIL_STATES = 16
+# Bytes a kept record costs beyond its JSON: the bytes object's header, its list slot, its per-version
+# entries (moves, pauses, batch starts). Measured by bench/memory.py against tracemalloc.
+_RECORD_OVERHEAD = sys.getsizeof(b"") + 8 + 8 + 1 + 1
+_REQUEST_BYTES = 160  # one entry of LiveMatch.requests: its key string, the version, its slot
 
 
-@dataclass
-class LiveMatch:
-    id: uuid.UUID
-    game: Game
-    records: list[Record] = field(default_factory=list)
-    states: list[Any] = field(default_factory=lambda: [None])  # states[v]: after version v
-    # moves[v]: game events in force after version v. Dice are keyed on it (not on the record count), so
-    # joins and host records never change a draw, a re-decision after a rollback draws what the first
-    # one drew, and a transcript replayed in process (engine.match.LocalMatch) draws the same values.
-    moves: list[int] = field(default_factory=lambda: [0])
-    tokens: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # hash -> (role, player)
-    started_version: int = 1  # the last record written by the game's start
-    # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
-    clock_offset: float = 0.0
-    paused_at: float | None = None  # the match-clock time at which the host paused the match
-    pauses: list[bool] = field(default_factory=lambda: [False])  # pauses[v]: paused after version v
-    # (version, seed) of every record that set the seed: `created`, and each rollback that reopened a
-    # finished match (its seed had been revealed, so what follows is drawn from a new one).
-    seeds: list[tuple[int, int]] = field(default_factory=list)
-    # The last version at which the match was finished (0: never). Whatever was public then (the seeds
-    # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
-    finished_last: int = 0
-    # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
-    requests: dict[tuple[str, str], int] = field(default_factory=dict)
+def encode(record: Record) -> bytes:
+    """A record as compact JSON (its keys in their order): what a live match keeps of it."""
+    return json.dumps(record, separators=(",", ":")).encode()  # ASCII: any string, even a lone surrogate
+
+
+class CompactRecords(Sequence[Record]):
+    """A match's records, kept as compact JSON bytes and decoded on access. The last few records asked for
+    one at a time stay decoded (a write and every stream's update read the records just appended): treat
+    a record read here as read-only, as it may be shared."""
+
+    __slots__ = ("_rows", "_bytes", "_decoded")
+
+    def __init__(self) -> None:
+        self._rows: list[bytes] = []
+        self._bytes = 0
+        self._decoded: OrderedDict[int, Record] = OrderedDict()  # index -> record, most recently used last
+
+    def append_encoded(self, row: bytes) -> None:
+        self._rows.append(row)
+        self._bytes += len(row)
+
+    @property
+    def encoded_bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return [json.loads(row) for row in self._rows[index]]
+        row = self._rows[index]  # IndexError when outside
+        index %= len(self._rows)
+        record = self._decoded.get(index)
+        if record is None:
+            record = self._decoded[index] = json.loads(row)
+            if len(self._decoded) > DECODED_RECORDS:
+                self._decoded.popitem(last=False)
+        else:
+            self._decoded.move_to_end(index)
+        return record
+
+    def __iter__(self) -> Iterator[Record]:
+        for row in self._rows:
+            yield json.loads(row)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CompactRecords):
+            return self._rows == other._rows
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CompactRecords({len(self._rows)} records, {self._bytes} bytes)"
+
+
+class Header(Mapping[str, Any]):
+    """The `created` record, read as a mapping: the fields read on every request kept decoded, the rest
+    (configuration, invitations, hashes: several kB decoded) decoded from the kept record when asked for."""
+
+    HOT = ("kind", "game", "players", "rules_version", "seed", "private", "host_key")
+    __slots__ = ("_hot", "_records")
+
+    def __init__(self, record: Record, records: CompactRecords) -> None:
+        self._hot = {key: json.loads(json.dumps(record[key])) for key in self.HOT if key in record}
+        self._records = records  # record 0 is this one
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.HOT:
+            return self._hot[key]
+        return self._records[0][key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records[0])
+
+    def __len__(self) -> int:
+        return len(self._records[0])
+
+
+class RequestVersions(Mapping[tuple[str, str], int]):
+    """(caller, request_id) -> the version of the record that carries it, kept under one string per entry
+    (a tuple of two strings costs twice the memory): request ids hold no newline (server/limits.py)."""
+
+    __slots__ = ("_versions",)
+
+    def __init__(self) -> None:
+        self._versions: dict[str, int] = {}
 
     @staticmethod
-    def from_records(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
-        header = records[0]  # the rules the match recorded, not today's: it replays as it was decided
-        match = LiveMatch(match_id, get_game(header["game"], header.get("rules_version")))
+    def _key(key: object) -> str:
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise KeyError(key)
+        caller, request_id = key
+        return f"{request_id}\n{caller}"
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        return self._versions[self._key(key)]
+
+    def __setitem__(self, key: tuple[str, str], version: int) -> None:
+        self._versions[self._key(key)] = version
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return self._key(key) in self._versions
+        except KeyError:
+            return False
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for key in self._versions:
+            request_id, _, caller = key.partition("\n")
+            yield caller, request_id
+
+    def __len__(self) -> int:
+        return len(self._versions)
+
+
+def deep_size(root: Any, skip: Any = None) -> int:
+    """Bytes held by `root` and everything it reaches but `skip` (types, modules and functions excluded)."""
+    seen: set[int] = {id(skip)} if skip is not None else set()
+    stack = [root]
+    total = 0
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, type) or callable(obj) or type(obj).__name__ == "module":
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
+class LiveMatch:
+    def __init__(
+        self, id: uuid.UUID, game: Game, snapshot_every: int = SNAPSHOT_EVERY, snapshot_bytes: int = SNAPSHOT_BYTES
+    ) -> None:
+        if snapshot_every < 1 or snapshot_bytes < 1:
+            raise ValueError("snapshot_every and snapshot_bytes must be 1 or more")
+        self.id = id
+        self.game = game
+        self.snapshot_every = snapshot_every
+        self.snapshot_bytes = snapshot_bytes
+        self.records = CompactRecords()
+        self._header: Header | None = None
+        self._last_hash: str | None = None
+        self._state: Any = None  # the state after the last version
+        self._tail: deque[Any] = deque([None], maxlen=TAIL_STATES)  # _tail[-1 - k]: the state after version - k
+        self._batch_from = 0  # the version before the last batch: the tail keeps the states from it on
+        self._snapshots: list[Any] = [None]  # _snapshots[i]: the state after version _snapshot_versions[i]
+        self._snapshot_versions = array("q", [0])
+        self._unsnapped_bytes = 0  # bytes of the records since the last snapshot
+        self._recent: OrderedDict[int, Any] = OrderedDict()  # version -> state, most recently used last
+        # One state's size, measured now and then, less its `config` (the match's configuration, parsed once
+        # and shared by every state), counted once: approx_bytes.
+        self._state_bytes = 0
+        self._config_bytes = 0
+        # moves[v]: game events in force after version v. Dice are keyed on it (not on the record count), so
+        # joins and host records never change a draw, a re-decision after a rollback draws what the first
+        # one drew, and a transcript replayed in process (engine.match.LocalMatch) draws the same values.
+        self.moves = array("q", [0])
+        self._pauses = bytearray(1)  # _pauses[v]: paused after version v
+        self._batch_starts = bytearray()  # _batch_starts[v - 1]: record v starts a batch
+        self._rollbacks: list[tuple[int, int]] = []  # (version, the version it rolled back to)
+        self.tokens: dict[str, tuple[str, str | None]] = {}  # hash -> (role, player)
+        self.started_version = 1  # the last record written by the game's start
+        # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
+        self.clock_offset = 0.0
+        self.paused_at: float | None = None  # the match-clock time at which the host paused the match
+        # (version, seed) of every record that set the seed: `created`, and each rollback that reopened a
+        # finished match (its seed had been revealed, so what follows is drawn from a new one).
+        self.seeds: list[tuple[int, int]] = []
+        # The last version at which the match was finished (0: never). Whatever was public then (the seeds
+        # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
+        self.finished_last = 0
+        # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
+        self.requests = RequestVersions()
+
+    @staticmethod
+    def from_records(
+        match_id: uuid.UUID,
+        records: Iterable[Record],
+        snapshot_every: int = SNAPSHOT_EVERY,
+        snapshot_bytes: int = SNAPSHOT_BYTES,
+    ) -> LiveMatch:
+        records = iter(records)
+        header = next(records, None)  # the rules the match recorded, not today's: it replays as it was decided
+        if header is None:
+            raise IndexError("a match starts with its created record")
+        game = get_game(header["game"], header.get("rules_version"))
+        match = LiveMatch(match_id, game, snapshot_every, snapshot_bytes)
+        match.apply(header)
         for record in records:
             match.apply(record)
         return match
 
     @property
-    def header(self) -> Record:
-        return self.records[0]
+    def header(self) -> Mapping[str, Any]:
+        """The `created` record (see Header)."""
+        if self._header is None:
+            raise IndexError("the match has no records")
+        return self._header
 
     @property
     def version(self) -> int:
@@ -90,12 +288,12 @@ class LiveMatch:
         """Whether `version` is the last record of a batch (a state a rollback or fork may return to)."""
         if not 1 <= version <= self.version:
             return False
-        return version == self.version or self.starts_batch(self.records[version])
+        return version == self.version or bool(self._batch_starts[version])
 
     def batch_end_from(self, first: int) -> int:
         """The last version of the batch that starts at `first`."""
         version = first
-        while version < self.version and not self.starts_batch(self.records[version]):
+        while version < self.version and not self._batch_starts[version]:
             version += 1
         return version
 
@@ -116,26 +314,123 @@ class LiveMatch:
 
     @property
     def state(self) -> Any:
-        return self.states[-1]
+        return self._state
 
     @property
     def last_hash(self) -> str:
-        return str(self.records[-1]["hash"]) if self.records else ""
+        if not self.records:
+            return ""
+        if self._last_hash is None:
+            raise KeyError("hash")
+        return self._last_hash
 
     def clock_at(self, server_now: float) -> float:
         """The match clock: frozen while paused; otherwise the server clock less the offset."""
         return self.paused_at if self.paused_at is not None else server_now - self.clock_offset
 
     def paused_after(self, version: int) -> bool:
-        """Whether the match was paused (by the host, or by a rollback until the host resumed) after `version`."""
-        return self.pauses[version]
+        """Whether the match was paused (by the host, or by a rollback until the host resumes) after `version`."""
+        if not 0 <= version <= self.version:
+            raise IndexError(f"version {version} is outside 0..{self.version}")
+        return bool(self._pauses[version])
 
     def status(self, version: int | None = None) -> Status:
-        return self.game.status(self.states[self.version if version is None else version])
+        return self.game.status(self._state if version is None else self.state_at(version))
+
+    # --- states at earlier versions ---------------------------------------------------------------
+
+    def state_at(self, version: int) -> Any:
+        """The state after `version` (0: before the first record), folded from the nearest kept state."""
+        back = self.version - version
+        if 0 <= back < len(self._tail):
+            return self._tail[-1 - back]
+        if not 0 <= version < self.version:
+            raise IndexError(f"version {version} is outside 0..{self.version}")
+        recent = self._recent.get(version)
+        if recent is not None:
+            self._recent.move_to_end(version)
+            return recent
+        index = bisect_right(self._snapshot_versions, version) - 1
+        start, state = self._snapshot_versions[index], self._snapshots[index]
+        for kept, kept_state in self._recent.items():  # a state kept since, nearer than the snapshot
+            if start < kept < version:
+                start, state = kept, kept_state
+        for record in self.records[start:version]:
+            state = self._step(state, record)
+        self._remember(version, state)
+        return state
+
+    def walk(self, first: int, last: int) -> Iterator[tuple[int, Record, Any]]:
+        """(version, record, the state before it) for each version from `first` to `last`: one running
+        fold from the nearest kept state, whatever the length of the range."""
+        first = max(first, 1)
+        last = min(last, self.version)
+        if first > last:
+            return
+        state = self.state_at(first - 1)
+        for version in range(first, last + 1):
+            record = self.records[version - 1]  # one at a time: a long range is never decoded at once
+            yield version, record, state
+            if version < last:
+                state = self._step(state, record)
+        self._remember(last - 1, state)  # the next page starts one step from here
+
+    def kept_versions(self) -> list[int]:
+        """The versions whose states are kept (0 first): StateAt folds from the nearest one at or before it."""
+        return list(self._snapshot_versions)
+
+    def forget_recent(self) -> None:
+        """Drop the recently computed states (benchmarks: every ask then folds from a kept state)."""
+        self._recent.clear()
+
+    def _step(self, state: Any, record: Record) -> Any:
+        """The state after `record`, as `apply` computes it."""
+        kind = record["kind"]
+        if kind == "game":
+            return self.game.evolve(state, record["event"])
+        if kind == "created":
+            return self.game.initial_state(record["config"], int(record["seed"]))
+        if kind == "rollback":
+            return self.state_at(int(record["to"]))
+        return state
+
+    def _remember(self, version: int, state: Any) -> None:
+        self._recent[version] = state
+        self._recent.move_to_end(version)
+        while len(self._recent) > RECENT_STATES:
+            self._recent.popitem(last=False)
+
+    def _keep_tail(self, version: int, record: Record, state: Any) -> None:
+        if self.starts_batch(record):
+            self._batch_from = version - 1
+        self._tail.append(state)
+        while len(self._tail) > 1 and version - len(self._tail) + 1 < self._batch_from:
+            self._tail.popleft()
+
+    # --- memory ---------------------------------------------------------------------------------
+
+    def approx_bytes(self) -> int:
+        """An estimate of the memory this match holds (kept records, per-version entries, kept states,
+        requests): a cache's size function. Kept up to date as records are applied, so cheap to call."""
+        kept = len(self._snapshots) + len(self._recent) + len(self._tail)
+        states = kept * self._state_bytes + self._config_bytes
+        records = self.records.encoded_bytes + len(self.records) * _RECORD_OVERHEAD
+        return records + states + len(self.requests) * _REQUEST_BYTES
+
+    def _measure_state(self) -> None:
+        """Re-measure one state's size (states grow): at the 1st, 2nd, 4th, 8th... kept state, then every
+        64th (a measure walks the whole state: a few ms for a late mining state)."""
+        count = len(self._snapshots) - 1
+        if count & (count - 1) == 0 or count % 64 == 0:
+            self._state_bytes = deep_size(self._state, getattr(self._state, "config", None))
+
+    # --- applying a record ----------------------------------------------------------------------
 
     def apply(self, record: Record) -> None:
+        row = encode(record)  # first: a record that cannot be kept changes nothing
         kind = record["kind"]
-        state = self.states[-1]
+        version = len(self.records) + 1  # the version this record becomes
+        state = self._state
         if kind == "created":
             state = self.game.initial_state(record["config"], int(record["seed"]))
             self.tokens[record["host_token"]] = ("host", None)
@@ -145,17 +440,17 @@ class LiveMatch:
         elif kind == "game":
             state = self.game.evolve(state, record["event"])
             if record.get("start"):
-                self.started_version = len(self.records) + 1
+                self.started_version = version
         elif kind == "chain_keyed":
             pass  # the keyed chain starts here (server/records.py): nothing changes in the match
         elif kind == "rollback":
-            state = self.states[int(record["to"])]
+            state = self.state_at(int(record["to"]))
             # Since release 11 a rollback pauses the match at the restored clock (`paused`); before,
             # it only moved a pause that was already on.
             if record.get("paused") or self.paused_at is not None:
                 self.paused_at = float(record["clock_to"])
         if kind in ("created", "rollback") and "seed" in record:
-            self.seeds.append((len(self.records) + 1, int(record["seed"])))
+            self.seeds.append((version, int(record["seed"])))
         if "offset" in record:
             self.clock_offset = float(record["offset"])
         if kind == "host" and record.get("action") == "pause":
@@ -167,18 +462,34 @@ class LiveMatch:
             self.paused_at -= float(record["seconds"])
         request = record.get("request")
         if request:
-            self.requests[(str(request["caller"]), str(request["id"]))] = len(self.records) + 1
-        self.records.append(record)
-        self.states.append(state)
-        self.pauses.append(self.paused_at is not None)
+            self.requests[(str(request["caller"]), str(request["id"]))] = version
+        if version == 1:
+            self._header = Header(record, self.records)
+        if kind == "created":
+            config = getattr(state, "config", None)
+            self._config_bytes = deep_size(config) if config is not None else 0
+            self._state_bytes = deep_size(state, config)  # until the first snapshot measures a grown one
+        self.records.append_encoded(row)
+        self._last_hash = str(record["hash"]) if "hash" in record else None
+        self._batch_starts.append(self.starts_batch(record))
+        self._state = state
+        self._keep_tail(version, record, state)
+        self._pauses.append(self.paused_at is not None)
         if kind in ("game", "rollback") and self.game.status(state).finished:
-            self.finished_last = len(self.records)
+            self.finished_last = version
         if kind == "game":
             self.moves.append(self.moves[-1] + 1)
         elif kind == "rollback":
+            self._rollbacks.append((version, int(record["to"])))
             self.moves.append(self.moves[int(record["to"])])
         else:
             self.moves.append(self.moves[-1])
+        self._unsnapped_bytes += len(row)
+        if version - self._snapshot_versions[-1] >= self.snapshot_every or self._unsnapped_bytes >= self.snapshot_bytes:
+            self._snapshots.append(state)
+            self._snapshot_versions.append(version)
+            self._unsnapped_bytes = 0
+            self._measure_state()
 
     def game_record_batches(self) -> list[tuple[int, list[Event]]]:
         """(version before the batch, its events) for each caused batch of game records."""
@@ -192,10 +503,20 @@ class LiveMatch:
         return batches
 
     def visible_record(self, version: int, viewer: Viewer) -> Record:
-        """Record `version` as `viewer` may see it: no token hashes, no seed before the end, no
-        sealed content (the game's redact), causes only to the host and the actor. What was public
-        once the match finished stays public after a rollback reopens it."""
+        """Record `version` as `viewer` may see it (see `visible`)."""
         record = self.records[version - 1]
+        before = self.state_at(version - 1) if record["kind"] == "game" else None
+        return self.visible(version, record, before, viewer)
+
+    def visible_records(self, first: int, last: int, viewer: Viewer) -> Iterator[tuple[int, Record]]:
+        """(version, record as `viewer` may see it) from `first` to `last`: one running fold."""
+        for version, record, before in self.walk(first, last):
+            yield version, self.visible(version, record, before, viewer)
+
+    def visible(self, version: int, record: Record, before: Any, viewer: Viewer) -> Record:
+        """`record` (at `version`; `before`: the state before it) as `viewer` may see it: no token
+        hashes, no seed before the end, no sealed content (the game's redact), causes only to the host
+        and the actor. What was public once the match finished stays public after a rollback reopens it."""
         kind = record["kind"]
         out: Record = {"kind": kind, "at": record.get("at")}
         if kind == "created":
@@ -216,7 +537,7 @@ class LiveMatch:
         elif kind in ("joined", "invited"):  # never the hashes of tokens or invitations
             out["player"] = record["player"]
         elif kind == "game":
-            event = self.game.redact(self.states[version - 1], record["event"], viewer)
+            event = self.game.redact(before, record["event"], viewer)
             out["event"] = event if event is not None else {"type": "hidden"}
             cause = record.get("cause")
             if cause is not None:
@@ -236,7 +557,11 @@ class LiveMatch:
         return 4096 + 2048 * len(self.records)
 
     def retracted(self) -> set[int]:
-        return retracted_versions(self.records)
+        """Versions undone by a later rollback (server/records.py retracted_versions, from the rollbacks kept)."""
+        retracted: set[int] = set()
+        for version, to in self._rollbacks:
+            retracted.update(range(to + 1, version))
+        return retracted
 
 
 def cause(actor: str | None, command: Any = None, text: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -248,7 +573,7 @@ def cause(actor: str | None, command: Any = None, text: str | None = None, **ext
     return out
 
 
-def effective_events(records: list[Record], upto: int) -> list[Event]:
+def effective_events(records: Sequence[Record], upto: int) -> list[Event]:
     """The game events in force at version `upto`: rollbacks drop what they retract."""
     effective: list[Event] = []
     count_at: list[int] = [0]  # count_at[v]: effective events after version v

@@ -914,8 +914,9 @@ class Matches:
         upto = live.version if at is None else at
         if not 1 <= upto <= live.version:
             raise BadRequest(f"version {upto} is outside this match's versions 1..{live.version}")
-        entries = audit.trail(live, viewer, upto)
         first = page.start(default=0)
+        # The walk stops one entry past this page (enough to tell whether another follows).
+        entries = audit.trail(live, viewer, upto, limit=first + page.size + 1)
         rest = entries[first:]
         taken = page.fit(rest, lambda entry: len(json.dumps(entry)))
         return rest[:taken], page.next_token(first + taken, more=first + taken < len(entries))
@@ -942,7 +943,7 @@ class Matches:
         return live, viewer, version
 
     def view(self, live: LiveMatch, viewer: Viewer, version: int) -> dict[str, Json]:
-        return live.game.view(live.states[version], viewer)
+        return live.game.view(live.state_at(version), viewer)
 
     async def history(
         self, match_id: uuid.UUID, token: str | None, page: PageRequest = FIRST_PAGE
@@ -953,9 +954,8 @@ class Matches:
         retracted = live.retracted()
         first = page.start(default=1)
         last = min(live.version, first + page.size - 1)
-        rows = [
-            (version, live.visible_record(version, viewer), version in retracted) for version in range(first, last + 1)
-        ]
+        visible = live.visible_records(first, last, viewer)  # one running fold for the page
+        rows = [(version, record, version in retracted) for version, record in visible]
         taken = page.fit(rows, lambda row: len(json.dumps(row[1])))
         return rows[:taken], page.next_token(first + taken, more=first + taken <= live.version)
 

@@ -9,6 +9,7 @@ fills the seat another way, or a newer invitation replaces it.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Iterable
 
 from server.records import Record
 
@@ -21,7 +22,7 @@ def seat_digests(tokens: dict[str, tuple[str, str | None]], player: str) -> list
     return [digest for digest, who in tokens.items() if who == ("player", player)]
 
 
-def valid_invitation(records: list[Record], player: str) -> str | None:
+def valid_invitation(records: Iterable[Record], player: str) -> str | None:
     """The hash of the seat's invitation if it may still claim the seat, else None."""
     current: str | None = None
     for record in records:
