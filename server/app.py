@@ -96,7 +96,7 @@ class Settings:
     # On SIGTERM/SIGINT: how long calls in flight may take to finish before they are cancelled.
     shutdown_grace: float = 10.0
     # Memory for live matches (their estimated size): the least recently used are evicted, read on next use.
-    cache_mb: int = 512
+    cache_mb: float = 512.0
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -204,7 +204,7 @@ async def start_server(settings: Settings) -> Running:
         clock,
         admin_token(settings.var_dir),
         refresh_every=refresh,
-        cache_bytes=settings.cache_mb * 2**20,
+        cache_bytes=int(settings.cache_mb * 2**20),
         quotas=settings.quotas,
         limits=settings.limits,
         stream_limits=settings.streams,

@@ -552,10 +552,6 @@ class LiveMatch:
                 out["seed"] = "hidden until the match is over"  # a reopening rollback's new seed
         return out
 
-    def approx_bytes(self) -> int:
-        """A rough estimate of this match's memory, for the cache bounded by memory."""
-        return 4096 + 2048 * len(self.records)
-
     def retracted(self) -> set[int]:
         """Versions undone by a later rollback (server/records.py retracted_versions, from the rollbacks kept)."""
         retracted: set[int] = set()

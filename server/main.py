@@ -47,8 +47,8 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     )
     parser.add_argument(
         "--cache-mb",
-        type=int,
-        default=int(os.environ.get("MATCHSERVER_CACHE_MB", "512")),
+        type=float,
+        default=float(os.environ.get("MATCHSERVER_CACHE_MB", "512")),
         help="memory for matches kept live (estimated); the least recently used are read again when needed",
     )
     args = parser.parse_args(argv)

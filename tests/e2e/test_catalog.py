@@ -125,14 +125,15 @@ def test_records_appended_but_never_projected_are_caught_up_at_start(tmp_path: P
 
 
 def test_live_matches_are_bounded_by_memory_and_an_evicted_match_is_read_again(tmp_path: Path) -> None:
-    settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=ManualClock(), cache_mb=1)
+    cache_mb = 0.1  # a few tens of duels
+    settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=ManualClock(), cache_mb=cache_mb)
     server = ServerThread(settings).start()
     try:
         assert server.running is not None
         client = server.client()
-        made = [seat_duel(client, seed=n)[0] for n in range(120)]
+        made = [seat_duel(client, seed=n)[0] for n in range(60)]
         count, used, limit = server.running.matches.cache_use()
-        assert limit == 2**20 and used <= limit
+        assert limit == int(cache_mb * 2**20) and used <= limit
         assert count < len(made)  # the oldest were evicted by size...
         assert client.state(made[0]).version == 4  # ...and are read again when used
         assert uuid.UUID(made[0]) in match_reads(server)
