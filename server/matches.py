@@ -144,8 +144,11 @@ class Matches:
 
     async def refresh_identities(self) -> None:
         """Apply host-key records written since the last look (by this or another process)."""
-        for record in await self._io(self.store.read, IDENTITIES_STREAM, self.access.identities.version):
-            self.access.identities.apply(record)
+        identities = self.access.identities
+        after = identities.version
+        for version, record in enumerate(await self._io(self.store.read, IDENTITIES_STREAM, after), start=after + 1):
+            if identities.version < version:  # idempotent by version: two refreshes may overlap
+                identities.apply(record)
 
     async def discover(self) -> list[uuid.UUID]:
         """Find matches created since the last look (by this or another process) and load them."""
@@ -243,6 +246,43 @@ class Matches:
             async with condition:
                 condition.notify_all()
 
+    # --- other nodes' appends (server/notify.py) ---------------------------------------------------
+
+    async def on_remote_append(self, stream: uuid.UUID, version: int) -> None:
+        """Another node appended to `stream` up to `version`: a cached copy catches up now (under the
+        match's lock, so never in the middle of a local write) and wakes its streams. A match not in
+        memory needs nothing: it is read from the store when it is next used."""
+        if stream == IDENTITIES_STREAM:
+            if self.access.identities.version < version:
+                await self.refresh_identities()
+            return
+        if stream not in self._cache:
+            return
+        async with self._locks[stream]:
+            live = self._cache.get(stream)  # a lost race may have dropped or replaced it meanwhile
+            if live is None or live.version >= version:
+                return
+            try:
+                await self._catch_up(live)
+            except UnreadableRecord as exc:
+                self._quarantine(exc, live.records[: exc.version - 1])
+
+    async def _was_behind(self, live: LiveMatch) -> bool:
+        """On a shared store: whether this copy lacked records another process had appended (now applied)."""
+        if self.refresh_every is None or self._cache.get(live.id) is not live:
+            return False
+        before = live.version
+        try:
+            await self._catch_up(live)
+        except UnreadableRecord as exc:
+            raise self._quarantine(exc, live.records[: exc.version - 1]) from None
+        return live.version > before
+
+    def on_notification_gap(self) -> None:
+        """Appends may have gone unheard (the listener reconnected): every cached copy catches up from the
+        store on its next use, as if its refresh time had passed."""
+        self._fresh.clear()
+
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
             at = records[0].get("at", self.now(live)) if records else self.now(live)  # as the write it opens
@@ -325,7 +365,9 @@ class Matches:
         return [{**records[0], "request": tag.record(caller)}, *records[1:]]
 
     async def _locked_write(self, match_id: uuid.UUID, act: Callable[[LiveMatch], Awaitable[T]]) -> T:
-        """Run a write under the match's lock; a lost race with another process is decided again."""
+        """Run a write under the match's lock; a lost race with another process is decided again, and so is
+        a refusal made on a cached copy that turns out to be behind the store (the store checks only what
+        is written, so a refusal decided on stale state would otherwise reach the caller)."""
         for _ in range(MAX_WRITE_ATTEMPTS):
             async with self._locks[match_id]:
                 live = await self.load(match_id)
@@ -333,6 +375,10 @@ class Matches:
                     return await act(live)
                 except LostRace:
                     log.info("match %s changed under a write in another process: deciding again", match_id)
+                except Exception:
+                    if not await self._was_behind(live):
+                        raise
+                    log.info("match %s was behind the store when it refused a write: deciding again", match_id)
         raise Unavailable(
             f"match {match_id} kept changing under this write ({MAX_WRITE_ATTEMPTS} attempts); nothing was "
             "written: retry with the same request_id"
