@@ -249,14 +249,19 @@ class Matches:
     # --- other nodes' appends (server/notify.py) ---------------------------------------------------
 
     async def on_remote_append(self, stream: uuid.UUID, version: int) -> None:
-        """Another node appended to `stream` up to `version`: a cached copy catches up now (under the
-        match's lock, so never in the middle of a local write) and wakes its streams. A match not in
-        memory needs nothing: it is read from the store when it is next used."""
+        """Another node appended to `stream` up to `version`. A cached copy that streams here follow
+        catches up now (under the match's lock, so never in the middle of a local write) and wakes them;
+        one nobody follows is only marked stale, and catches up on its next use (a read saved per append).
+        A match not in memory needs nothing: it is read from the store when it is next used."""
         if stream == IDENTITIES_STREAM:
             if self.access.identities.version < version:
                 await self.refresh_identities()
             return
-        if stream not in self._cache:
+        cached = self._cache.get(stream)
+        if cached is None or cached.version >= version:
+            return
+        if not self.streams.count(stream):
+            self._fresh.pop(stream, None)
             return
         async with self._locks[stream]:
             live = self._cache.get(stream)  # a lost race may have dropped or replaced it meanwhile
