@@ -120,6 +120,17 @@ def test_an_append_on_one_node_wakes_a_stream_on_the_other(nodes: Cluster) -> No
     assert stream.error is None
 
 
+def test_a_cached_match_nobody_follows_is_read_fresh_after_a_notification(nodes: Cluster) -> None:
+    """Node two holds the match but streams nothing of it: a notification only marks its copy stale, and
+    the next read there catches up (rather than serving the old copy until the 60 s refresh)."""
+    one, two = nodes.one, nodes.two
+    match_id, host, ann, _bob = seat_duel(one.client(), seed=2)
+    version = two.client().state(match_id, host).version  # node two reads the match into memory
+    one.client().submit(match_id, ann, text="pick 1")
+    wait_until(lambda: two.client().state(match_id, host).version == version + 1, "node two reads ann's pick", CROSSING)
+    assert two.client().state(match_id, host).view["my_picks"] == {"ann": 1}
+
+
 def test_a_listener_that_loses_its_connection_reconnects_and_misses_nothing(
     nodes: Cluster,
 ) -> None:
