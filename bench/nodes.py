@@ -191,7 +191,7 @@ def run(quick: bool) -> list[Figure]:
     clients = 4 if quick else 8
     seconds = 2.0 if quick else 5.0
     repeats = 1 if quick else 3
-    matches_each = 40 if quick else 120
+    matches_each = 40 if quick else 100
     one: list[float] = []
     two: list[float] = []
     cross: list[float] = []

@@ -254,8 +254,13 @@ class Matches:
         one nobody follows is only marked stale, and catches up on its next use (a read saved per append).
         A match not in memory needs nothing: it is read from the store when it is next used."""
         if stream == IDENTITIES_STREAM:
-            if self.access.identities.version < version:
+            identities = self.access.identities
+            if identities.version < version:
+                revoked = {key.key_id for key in identities.keys.values() if key.revoked}
                 await self.refresh_identities()
+                for key in identities.keys.values():  # as on the node that revoked it: its streams end now
+                    if key.revoked and key.key_id not in revoked:
+                        self._credentials_replaced([key.digest], f"host key {key.key_id} was revoked")
             return
         cached = self._cache.get(stream)
         if cached is None or cached.version >= version:

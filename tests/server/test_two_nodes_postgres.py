@@ -272,3 +272,15 @@ def test_a_node_that_missed_notifications_decides_again_rather_than_refuse(nodes
     reply = one.client().submit(match_id, ann, text="pick 3")
     assert [json.loads(e.json)["event"] for e in reply.events] == [{"type": "Picked", "player": "ann", "number": 3}]
     assert one.client().state(match_id, host).view["round"] == 2
+
+
+def test_a_host_key_revoked_on_one_node_ends_its_stream_on_the_other(nodes: Cluster) -> None:
+    one, two = nodes.one, nodes.two
+    key = one.client().create_host_key("club").host_key  # the nodes share the admin token (one var folder)
+    created = MatchClient(two.address, host_credential=key).create("duel", ["ann", "bob"], seed=1)
+    version = two.client().state(created.match_id, created.host_token).version
+    stream = follow(two, created.match_id, key, version)
+    one.client().revoke_host_key(one.client().list_host_keys()[0].key_id, "left the club")
+    wait_until(lambda: stream.error is not None, "node two ended the revoked key's stream", CROSSING)
+    assert stream.error is not None and stream.error.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert "revoked" in (stream.error.details() or "")
