@@ -23,6 +23,7 @@ from server.api import MatchService, service_handler
 from server.clock import Clock
 from server.limits import Limits
 from server.matches import Matches
+from server.notify import AppendListener, listener_for
 from server.startup import (
     EXCLUSIVE_PORT_OPTIONS,
     bind,
@@ -40,6 +41,10 @@ log = logging.getLogger(__name__)
 # The keepalive interval of our own client (clients/client.py KEEPALIVE_TIME_MS): the server must
 # permit pings this often, or it answers them with a too_many_pings GOAWAY.
 CLIENT_KEEPALIVE_MS = 60_000
+# On a shared (PostgreSQL) store other nodes' appends arrive by notification; a cached match also catches
+# up from the store when older than this, in case a notification was missed (Settings.refresh_every).
+SAFETY_REFRESH = 5.0
+LISTENER_START_WAIT = 10.0  # seconds a starting node waits to be listening before it goes on without
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class Settings:
     tick_interval: float = 0.25
     # How stale a cached match may be when other processes share the store (PostgreSQL): reads catch
     # up from the store at most this often. None with SQLite or memory: one process owns the store.
+    # Other nodes' appends arrive by notification (server/notify.py); this is the safety net.
     refresh_every: float | None = None
     clock: Clock | None = field(default=None, repr=False)
     quotas: HostQuotas = field(default_factory=HostQuotas)
@@ -160,6 +166,7 @@ class Running:
     store: EventStore
     ticker: asyncio.Task[None]
     calls: CallCounter = field(default_factory=CallCounter)
+    listener: AppendListener | None = None  # other nodes' appends (PostgreSQL only)
 
     async def stop(self, grace: float | None = 0.5, reason: str = "stopped") -> None:
         """Refuse new calls, end every stream with the resume trailer, let unary calls in flight finish
@@ -170,6 +177,8 @@ class Running:
         streams = self.matches.streams.end_all(reason)
         await stopping
         await cancelled_quietly(self.ticker)
+        if self.listener is not None:
+            await self.listener.stop()
         await self.matches.close()  # drains the group writer: every acknowledged append is written
         self.store.close()
         log.info(
@@ -197,7 +206,7 @@ async def start_server(settings: Settings) -> Running:
     store = EventStore(settings.store_url())
     tighten_sqlite_files(settings.store_url())  # after: -wal and -shm appear when it opens
     shared = settings.store_url().startswith("postgres:")
-    refresh = settings.refresh_every if settings.refresh_every is not None else (0.5 if shared else None)
+    refresh = settings.refresh_every if settings.refresh_every is not None else (SAFETY_REFRESH if shared else None)
     clock = settings.clock or Clock(settings.time_scale)
     matches = Matches(
         store,
@@ -210,6 +219,9 @@ async def start_server(settings: Settings) -> Running:
         stream_limits=settings.streams,
         chain_key=key,
     )
+    listener = listener_for(store.url, store.node_id, matches.on_remote_append, matches.on_notification_gap)
+    if listener is not None:  # listening before anything is read: no append falls between the two
+        await listener.start(wait=LISTENER_START_WAIT)
     await matches.start()
     server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))
     health_servicer = health.aio.HealthServicer()
@@ -219,4 +231,4 @@ async def start_server(settings: Settings) -> Running:
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     task = asyncio.create_task(ticker.run(matches, settings.tick_interval))
-    return Running(server, port, matches, store, task, calls)
+    return Running(server, port, matches, store, task, calls, listener)

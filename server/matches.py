@@ -243,8 +243,11 @@ class Matches:
 
     async def refresh_identities(self) -> None:
         """Apply host-key records written since the last look (by this or another process)."""
-        for record in await self._io(self.store.read, IDENTITIES_STREAM, self.access.identities.version):
-            self.access.identities.apply(record)
+        identities = self.access.identities
+        after = identities.version
+        for version, record in enumerate(await self._io(self.store.read, IDENTITIES_STREAM, after), start=after + 1):
+            if identities.version < version:  # idempotent by version: two refreshes may overlap
+                identities.apply(record)
 
     async def close(self) -> None:
         if self._catalog_due is not None:
@@ -343,6 +346,53 @@ class Matches:
         if applied:
             self._changed.notify(live.id)
 
+    # --- other nodes' appends (server/notify.py) ---------------------------------------------------
+
+    async def on_remote_append(self, stream: uuid.UUID, version: int) -> None:
+        """Another node appended to `stream` up to `version`. A cached copy that streams here follow
+        catches up now (under the match's lock, so never in the middle of a local write) and wakes them;
+        one nobody follows is only marked stale, and catches up on its next use (a read saved per append).
+        A match not in memory needs nothing: it is read from the store when it is next used."""
+        if stream == IDENTITIES_STREAM:
+            identities = self.access.identities
+            if identities.version < version:
+                revoked = {key.key_id for key in identities.keys.values() if key.revoked}
+                await self.refresh_identities()
+                for key in identities.keys.values():  # as on the node that revoked it: its streams end now
+                    if key.revoked and key.key_id not in revoked:
+                        self._credentials_replaced([key.digest], f"host key {key.key_id} was revoked")
+            return
+        cached = self._cache.get(stream)
+        if cached is None or cached.version >= version:
+            return
+        if not self.streams.count(stream):
+            self._fresh.pop(stream, None)
+            return
+        async with self._locks[stream]:
+            live = self._cache.get(stream)  # a lost race may have dropped or replaced it meanwhile
+            if live is None or live.version >= version:
+                return
+            try:
+                await self._catch_up(live)
+            except UnreadableRecord as exc:
+                self._quarantine(exc, live.records[: exc.version - 1])
+
+    async def _was_behind(self, live: LiveMatch) -> bool:
+        """On a shared store: whether this copy lacked records another process had appended (now applied)."""
+        if self.refresh_every is None or self._cache.get(live.id) is not live:
+            return False
+        before = live.version
+        try:
+            await self._catch_up(live)
+        except UnreadableRecord as exc:
+            raise self._quarantine(exc, live.records[: exc.version - 1]) from None
+        return live.version > before
+
+    def on_notification_gap(self) -> None:
+        """Appends may have gone unheard (the listener reconnected): every cached copy catches up from the
+        store on its next use, as if its refresh time had passed."""
+        self._fresh.clear()
+
     async def _append(self, live: LiveMatch, records: Sequence[Record]) -> list[tuple[int, Record]]:
         if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
             at = records[0].get("at", self.now(live)) if records else self.now(live)  # as the write it opens
@@ -435,7 +485,9 @@ class Matches:
         return [{**records[0], "request": tag.record(caller)}, *records[1:]]
 
     async def _locked_write(self, match_id: uuid.UUID, act: Callable[[LiveMatch], Awaitable[T]]) -> T:
-        """Run a write under the match's lock; a lost race with another process is decided again."""
+        """Run a write under the match's lock; a lost race with another process is decided again, and so is
+        a refusal made on a cached copy that turns out to be behind the store (the store checks only what
+        is written, so a refusal decided on stale state would otherwise reach the caller)."""
         for _ in range(MAX_WRITE_ATTEMPTS):
             async with self._locks[match_id]:
                 live = await self.load(match_id)
@@ -443,6 +495,10 @@ class Matches:
                     return await act(live)
                 except LostRace:
                     log.info("match %s changed under a write in another process: deciding again", match_id)
+                except Exception:
+                    if not await self._was_behind(live):
+                        raise
+                    log.info("match %s was behind the store when it refused a write: deciding again", match_id)
         raise Unavailable(
             f"match {match_id} kept changing under this write ({MAX_WRITE_ATTEMPTS} attempts); nothing was "
             "written: retry with the same request_id"

@@ -9,7 +9,9 @@ The library is synchronous: the server calls this class from its own writer thre
 
 from __future__ import annotations
 
+import hashlib
 import os
+import secrets
 import sqlite3
 import time
 import uuid
@@ -21,7 +23,10 @@ from typing import Any
 
 from eventsourcing.application import Application
 from eventsourcing.domain import DomainEvent
-from eventsourcing.persistence import IntegrityError, InternalError, ProgrammingError
+from eventsourcing.persistence import IntegrityError, InternalError, ProgrammingError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+from psycopg import Cursor
+from psycopg.rows import DictRow
 
 from server.catalog import Catalog
 from server.errors import StartupRefused
@@ -66,6 +71,41 @@ class MatchLog(Application[uuid.UUID]):
     name = "MatchLog"
 
 
+def appends_channel(schema: str) -> str:
+    """The PostgreSQL channel on which a store announces its appends (server/notify.py listens). Channels
+    are database-wide, so each schema gets its own: nodes on different schemas never wake each other."""
+    schema = schema.strip() or "public"
+    if schema == "public":
+        return "matchserver_appends"
+    channel = f"matchserver_appends_{schema}"
+    if len(channel.encode()) > 63:  # PostgreSQL cuts identifiers at 63 bytes: keep distinct schemas distinct
+        channel = "matchserver_appends_" + hashlib.sha256(schema.encode()).hexdigest()[:32]
+    return channel
+
+
+def append_payload(stream: uuid.UUID | str, version: int, sender: str) -> str:
+    """What a notification says: which stream reached which version, written by which node."""
+    return f"{stream} {version} {sender}"
+
+
+class NotifyingRecorder(PostgresApplicationRecorder):
+    """The library's PostgreSQL recorder, plus one pg_notify per stream appended to, sent in the append's
+    own transaction: PostgreSQL delivers it exactly when the append commits (never for a rolled-back one).
+    Selected by APPLICATION_RECORDER_TOPIC; `sender` is set by the EventStore that owns it."""
+
+    sender = ""
+
+    def _insert_events(self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
+        super()._insert_events(curs, stored_events, **kwargs)
+        reached: dict[str, int] = {}
+        for event in stored_events:
+            stream = str(event.originator_id)
+            reached[stream] = max(reached.get(stream, 0), event.originator_version)
+        channel = appends_channel(self.datastore.schema)
+        for stream, version in reached.items():
+            curs.execute("SELECT pg_notify(%s, %s)", (channel, append_payload(stream, version, self.sender)))
+
+
 def store_env(url: str) -> dict[str, str]:
     """The library's settings for a store URL: `memory`, `sqlite:PATH` or `postgres:KEY=VALUE ...`."""
     if url == "memory":
@@ -89,6 +129,10 @@ def store_env(url: str) -> dict[str, str]:
         }
         if "schema" in params:
             env["POSTGRES_SCHEMA"] = params["schema"]
+        # Appends announce themselves (NotifyingRecorder); the library's database-function insert would skip
+        # that hook, so it stays off even if the environment says otherwise.
+        env["APPLICATION_RECORDER_TOPIC"] = f"{__name__}:{NotifyingRecorder.__qualname__}"
+        env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "n"
         return env
     raise ValueError(f"unknown store {url!r}: use memory, sqlite:PATH or postgres:host=... dbname=...")
 
@@ -107,6 +151,10 @@ class EventStore:
             raise StartupRefused(
                 f"store file {path} cannot be opened as SQLite ({exc}); it was left as it is"
             ) from None
+        # This process's name in append notifications: its listener skips its own appends (already applied).
+        self.node_id = secrets.token_hex(8)
+        if isinstance(self._app.recorder, NotifyingRecorder):
+            self._app.recorder.sender = self.node_id
         # Streams read in full or in part, by id: start-up and listings must read none (tests count).
         self.reads: Counter[uuid.UUID] = Counter()
 
