@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -24,6 +25,7 @@ from typing import Any
 
 from server.live import LiveMatch
 
+WRITE_ATTEMPTS = 5
 CATALOG = "catalog"  # the name of the catalog's row in ms_tracking
 COLUMNS = (
     "seq, match_id, game, players, version, phase, finished, due_at, host_key, private, request_caller, request_id"
@@ -94,8 +96,12 @@ class Catalog:
         postgres: bool = False,
         schema: str = "",
         connection: Transaction | None = None,
+        retryable: tuple[type[Exception], ...] = (),
     ) -> None:
         self._transaction = transaction
+        # Errors after which a catalog write is simply tried again (e.g. PostgreSQL's deadlock detection
+        # between two nodes projecting the same matches): every write here is idempotent.
+        self._retryable = retryable
         self._connection = connection  # PostgreSQL: one pooled connection held (a session-level lock)
         self.postgres = postgres
         self._prefix = f'"{schema}".' if schema else ""
@@ -180,14 +186,26 @@ class Catalog:
             ON CONFLICT (name) DO UPDATE SET position = excluded.position
             WHERE excluded.position > t.position"""
         )
-        with self._transaction() as cursor:
-            for s in summaries:
-                caller, request_id = s.request or (None, None)
-                row = (str(s.match_id), s.game, json.dumps(list(s.players)), s.version, s.phase, int(s.finished))
-                cursor.execute(upsert, (*row, s.due_at, s.host_key, int(s.private), caller, request_id))
-            for digest, match_id in tokens:
-                cursor.execute(token, (digest, str(match_id)))
-            cursor.execute(track, (CATALOG, position))
+        # Rows in key order: two nodes projecting overlapping matches lock them in the same order.
+        summaries = sorted(summaries, key=lambda s: str(s.match_id))
+        tokens = sorted(set(tokens))
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                with self._transaction() as cursor:
+                    for s in summaries:
+                        caller, request_id = s.request or (None, None)
+                        row = (str(s.match_id), s.game, json.dumps(list(s.players)), s.version, s.phase)
+                        cursor.execute(
+                            upsert, (*row, int(s.finished), s.due_at, s.host_key, int(s.private), caller, request_id)
+                        )
+                    for digest, match_id in tokens:
+                        cursor.execute(token, (digest, str(match_id)))
+                    cursor.execute(track, (CATALOG, position))
+                return
+            except self._retryable:
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+                time.sleep(0.01 * attempt)  # on the store's thread: lets the other transaction finish
 
     # --- reads ----------------------------------------------------------------------------------
 

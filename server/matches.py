@@ -46,7 +46,7 @@ from server.paging import FIRST_PAGE, PageRequest
 from server.records import ChainKey, Receipt, Record, chain, needs_chain_keyed, token_hash
 from server.requests import RequestTag, derived_secret, same_body
 from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
-from server.store import EventStore, UnreadableRecord, VersionConflict
+from server.store import TRANSIENT, EventStore, UnreadableRecord, VersionConflict
 from server.streams import StreamLimits, StreamRegistry
 from server.writer import GroupWriter
 
@@ -145,7 +145,10 @@ class Matches:
     # --- plumbing -------------------------------------------------------------------------------
 
     async def _io(self, fn: Callable[..., T], *args: Any) -> T:
-        return await self._writer.call(fn, *args)
+        try:
+            return await self._writer.call(fn, *args)
+        except TRANSIENT as exc:
+            raise Unavailable(f"the store did not answer ({type(exc).__name__}); retry") from exc
 
     async def start(self) -> None:
         """Load the host keys and bring the catalog up to date; matches load on first use. A store an
@@ -400,6 +403,11 @@ class Matches:
         stamped = chain(live.last_hash, records, self.chain_key)
         try:
             await self._writer.append(live.id, live.version, stamped)
+        except TRANSIENT as exc:  # whether it landed is unknown: a retry with the request id is safe
+            self._cache.pop(live.id, None)
+            raise Unavailable(
+                f"the store did not answer ({type(exc).__name__}); retry with the same request_id"
+            ) from exc
         except VersionConflict:
             self._cache.pop(live.id, None)  # another process wrote first: reload on next use
             raise LostRace("another writer changed this match first; nothing was written, reload and retry") from None

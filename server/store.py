@@ -23,7 +23,14 @@ from typing import Any
 
 from eventsourcing.application import Application
 from eventsourcing.domain import DomainEvent
-from eventsourcing.persistence import IntegrityError, InternalError, ProgrammingError, StoredEvent
+from eventsourcing.persistence import (
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    OperationalError,
+    ProgrammingError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import Cursor
 from psycopg.rows import DictRow
@@ -32,6 +39,8 @@ from server.catalog import Catalog
 from server.errors import StartupRefused
 
 Record = dict[str, Any]
+# The store's errors that say "not now" rather than "never": the caller is told UNAVAILABLE, to retry.
+TRANSIENT: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -170,6 +179,7 @@ class EventStore:
             postgres=postgres,
             schema=schema,
             connection=datastore.get_connection if postgres else None,
+            retryable=(OperationalError, IntegrityError),
         )
 
     def close(self) -> None:

@@ -1,0 +1,45 @@
+"""The catalog's writes on PostgreSQL, as two nodes make them: overlapping, at the same time."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+from server.catalog import Summary
+from server.store import EventStore
+from tests.conftest import postgres_url
+
+
+def summaries(ids: list[uuid.UUID], version: int) -> list[Summary]:
+    return [Summary(m, "duel", ("ann", "bob"), version, "round 1", False, None, None, False, None) for m in ids]
+
+
+def test_two_nodes_projecting_the_same_matches_at_once_neither_deadlocks_nor_fails() -> None:
+    url = postgres_url()
+    stores = [EventStore(url), EventStore(url)]
+    catalogs = [store.catalog() for store in stores]
+    ids = [uuid.uuid4() for _ in range(40)]
+    failures: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def project(node: int) -> None:
+        order = ids if node == 0 else list(reversed(ids))  # the orders in which a deadlock is likeliest
+        start.wait()
+        try:
+            for version in range(1, 30):
+                catalogs[node].apply(summaries(order, version), [(f"d{m}", m) for m in order], version)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=project, args=(node,)) for node in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    try:
+        assert failures == []
+        assert catalogs[0].versions(ids) == {m: 29 for m in ids}  # every summary at the newest version
+        assert catalogs[1].position() == 29
+    finally:
+        for store in stores:
+            store.close()
