@@ -98,7 +98,13 @@ def generate(
             # The catalog rows the server would have projected for these copies, so the first start has
             # nothing to upgrade (an upgrade is exempt from the start-up target and measured apart).
             if catalog is not None:
-                copies = [replace(summaries[(start + i) % len(records)], match_id=m) for i, m in enumerate(batch)]
+                before = store.last_position() - sum(
+                    len(records[(start + i) % len(records)]) for i in range(len(batch))
+                )
+                copies = [
+                    replace(summaries[(start + i) % len(records)], match_id=m, seq=before + i + 1)
+                    for i, m in enumerate(batch)
+                ]  # a seq in creation order (the server's is the first record's position)
                 catalog.apply(copies, [], store.last_position())
     finally:
         store.close()

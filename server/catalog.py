@@ -49,10 +49,13 @@ class Summary:
     host_key: str | None
     private: bool
     request: tuple[str, str] | None  # (creator, request_id) of the CreateMatch or Fork that made it
-    seq: int = 0  # the catalog's order of first sight: listings are oldest first
+    # Where the match's first record is in the store's notification log: listings are oldest first, and
+    # every node orders them alike whatever order it projected them in.
+    seq: int = 0
 
 
-def summary_of(live: LiveMatch) -> Summary:
+def summary_of(live: LiveMatch, seq: int) -> Summary:
+    """`seq`: the notification position of the match's first record (its place in listings)."""
     status = live.status()
     due_at = None
     if not status.finished and status.deadline is not None and live.paused_at is None:
@@ -70,6 +73,7 @@ def summary_of(live: LiveMatch) -> Summary:
         host_key=header.get("host_key"),
         private=bool(header.get("private")),
         request=(str(request["caller"]), str(request["id"])) if request else None,
+        seq=seq,
     )
 
 
@@ -125,12 +129,12 @@ class Catalog:
         return statement.replace("?", "%s") if self.postgres else statement
 
     def _ensure_tables(self) -> None:
-        serial = "BIGSERIAL PRIMARY KEY" if self.postgres else "INTEGER PRIMARY KEY AUTOINCREMENT"
         statements = [
-            f"""CREATE TABLE IF NOT EXISTS ms_matches (
-                seq {serial}, match_id TEXT UNIQUE NOT NULL, game TEXT NOT NULL, players TEXT NOT NULL,
+            """CREATE TABLE IF NOT EXISTS ms_matches (
+                seq BIGINT NOT NULL, match_id TEXT UNIQUE NOT NULL, game TEXT NOT NULL, players TEXT NOT NULL,
                 version INTEGER NOT NULL, phase TEXT NOT NULL, finished INTEGER NOT NULL, due_at DOUBLE PRECISION,
                 host_key TEXT, private INTEGER NOT NULL, request_caller TEXT, request_id TEXT)""",
+            "CREATE INDEX IF NOT EXISTS ms_matches_seq ON ms_matches (seq)",
             "CREATE INDEX IF NOT EXISTS ms_matches_due ON ms_matches (due_at) WHERE due_at IS NOT NULL",
             "CREATE INDEX IF NOT EXISTS ms_matches_host_key ON ms_matches (host_key, seq)",
             "CREATE INDEX IF NOT EXISTS ms_matches_request ON ms_matches (request_caller, request_id)",
@@ -174,8 +178,8 @@ class Catalog:
         """Upsert summaries (a newer version wins), record token owners, and move the position forward;
         one transaction."""
         upsert = self._sql(
-            """INSERT INTO ms_matches AS m (match_id, game, players, version, phase, finished, due_at, host_key,
-                private, request_caller, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO ms_matches AS m (seq, match_id, game, players, version, phase, finished, due_at,
+                host_key, private, request_caller, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (match_id) DO UPDATE SET version = excluded.version, phase = excluded.phase,
                 finished = excluded.finished, due_at = excluded.due_at
             WHERE excluded.version > m.version"""
@@ -194,7 +198,7 @@ class Catalog:
                 with self._transaction() as cursor:
                     for s in summaries:
                         caller, request_id = s.request or (None, None)
-                        row = (str(s.match_id), s.game, json.dumps(list(s.players)), s.version, s.phase)
+                        row = (s.seq, str(s.match_id), s.game, json.dumps(list(s.players)), s.version, s.phase)
                         cursor.execute(
                             upsert, (*row, int(s.finished), s.due_at, s.host_key, int(s.private), caller, request_id)
                         )

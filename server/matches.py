@@ -171,26 +171,26 @@ class Matches:
                 self._catalog_position = position
                 return
             upto = await self._io(self.store.last_position)
-            match_ids = [m for m in await self._io(self.store.match_ids) if m != IDENTITIES_STREAM]
-            log.info("upgrading the store: building the match catalog of %d matches", len(match_ids))
+            firsts = [(m, at) for m, at in await self._io(self.store.first_positions) if m != IDENTITIES_STREAM]
+            log.info("upgrading the store: building the match catalog of %d matches", len(firsts))
             summaries: list[Summary] = []
             tokens: list[tuple[str, uuid.UUID]] = []
-            for done, match_id in enumerate(match_ids, start=1):
+            for done, (match_id, first) in enumerate(firsts, start=1):
                 try:
                     records = await self._io(self.store.read, match_id, 0)
                     live = _rebuild(match_id, records)
                 except UnreadableRecord as exc:  # listed once it is repaired; served as DATA_LOSS until then
                     log.error("upgrade: %s", exc)
                     continue
-                summaries.append(summary_of(live))
+                summaries.append(summary_of(live, first))
                 tokens += [(digest, match_id) for record in records for digest in token_digests(record)]
-                if len(summaries) >= 200 or done == len(match_ids):
+                if len(summaries) >= 200:
                     await self._io(self.catalog.apply, summaries, tokens, 0)
                     summaries, tokens = [], []
-                    log.info("upgrade: %d of %d matches catalogued", done, len(match_ids))
-            await self._io(self.catalog.apply, [], [], upto)
+                    log.info("upgrade: %d of %d matches catalogued", done, len(firsts))
+            await self._io(self.catalog.apply, summaries, tokens, upto)
             self._catalog_position = upto
-            log.info("upgrade done: the catalog holds %d matches", len(match_ids))
+            log.info("upgrade done: the catalog holds %d matches", len(firsts))
         finally:
             await self._io(with_lock.__exit__, None, None, None)
 
@@ -204,11 +204,13 @@ class Matches:
                 if not changes:
                     return applied
                 touched: dict[uuid.UUID, int] = {}
+                first_seen: dict[uuid.UUID, int] = {}  # a new match's first record comes first: its seq
                 tokens: list[tuple[str, uuid.UUID]] = []
                 for change in changes:
                     if change.match_id == IDENTITIES_STREAM:
                         continue
                     touched[change.match_id] = max(touched.get(change.match_id, 0), change.version)
+                    first_seen.setdefault(change.match_id, change.position)
                     tokens += [(digest, change.match_id) for digest in token_digests(change.record)]
                 projected = await self._io(self.catalog.versions, list(touched))
                 summaries = []
@@ -221,7 +223,7 @@ class Matches:
                             await self._catch_up(live)
                     except (DataLoss, NotFound):
                         continue  # quarantined: it answers DATA_LOSS; catalogued once repaired
-                    summaries.append(summary_of(live))
+                    summaries.append(summary_of(live, first_seen[match_id]))
                 position = changes[-1].position
                 await self._io(self.catalog.apply, summaries, tokens, position)
                 self._catalog_position = position
