@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.figures import Figure, table, write_json
 
-MODULES = ("echo", "submit", "stored", "fold", "memory", "fanout", "nodes", "basics")
+MODULES = ("echo", "submit", "breakdown", "stored", "fold", "memory", "fanout", "nodes", "basics")
 JSON = Path(__file__).resolve().parent.parent / "var" / "bench.json"
 DOC_BEGIN, DOC_END = "<!-- bench:begin -->", "<!-- bench:end -->"
 

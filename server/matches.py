@@ -56,7 +56,7 @@ T = TypeVar("T")
 # state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
 MAX_WRITE_ATTEMPTS = 5
 # Writes are projected into the catalog this long after the first of them (they share one transaction).
-CATALOG_DELAY = 0.05
+CATALOG_DELAY = 0.2
 # What each secret the server hands out starts with (it also keeps a secret from starting with "-").
 SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": KEY_PREFIX}
 
