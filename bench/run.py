@@ -29,6 +29,15 @@ JSON = Path(__file__).resolve().parent.parent / "var" / "bench.json"
 DOC_BEGIN, DOC_END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
 
+def append_rate(store: Any, saves: int, per_save: int) -> float:
+    """Records/s over `saves` appends of `per_save` records each, to one new match of `store`."""
+    match = uuid.uuid4()
+    started = time.perf_counter()
+    for index in range(saves):
+        store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
+    return saves * per_save / (time.perf_counter() - started)
+
+
 def store_appends(quick: bool) -> list[Figure]:
     """Records/s appended to a SQLite store, one record a save and ten a save (the ceiling group commit
     approaches)."""
@@ -39,11 +48,7 @@ def store_appends(quick: bool) -> list[Figure]:
     with tempfile.TemporaryDirectory() as folder:
         for per_save in (1, 10):
             store = EventStore(f"sqlite:{Path(folder) / f'store{per_save}.db'}")
-            match = uuid.uuid4()
-            started = time.perf_counter()
-            for index in range(saves):
-                store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
-            rates[per_save] = saves * per_save / (time.perf_counter() - started)
+            rates[per_save] = append_rate(store, saves, per_save)
             store.close()
     return [
         Figure("basics: SQLite appends, 1 record a save", rates[1], "records/s"),
@@ -76,11 +81,7 @@ def postgres_appends(quick: bool) -> list[Figure]:
     try:
         store = EventStore(f"postgres:{dsn} schema={schema}")
         for per_save in (1, 10):
-            match = uuid.uuid4()
-            started = time.perf_counter()
-            for index in range(saves):
-                store.append(match, index * per_save, [{"kind": "game", "n": index}] * per_save)
-            rates[per_save] = saves * per_save / (time.perf_counter() - started)
+            rates[per_save] = append_rate(store, saves, per_save)
         store.close()
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:

@@ -571,7 +571,7 @@ class Matches:
         }
         live.apply(created)  # validates the configuration before anything is written
         start_events = self._decide(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))
-        records = [created] + _game_records(start_events, cause("server", start=True), now, start=True)
+        records = [created] + game_records(start_events, cause("server", start=True), now, start=True)
         live = LiveMatch(live.id, game)
         await self._append(live, self._tagged(records, tag, creator))
         self._remember(live)
@@ -752,7 +752,7 @@ class Matches:
             events = self._decide(
                 lambda: rules.submit(game, state, player, typed, rules.context(live.seed, live.game_version, now))
             )
-            batch = _game_records(events, cause(player, typed, text), now)
+            batch = game_records(events, cause(player, typed, text), now)
             written = await self._append(live, self._tagged(batch, tag, caller))
             return self._accepted(live, viewer, written)
 
@@ -803,7 +803,7 @@ class Matches:
         events = game.timeout(state, rules.context(live.seed, live.game_version, at))
         if not events:
             raise GameError(f"nothing to end in {live.status().phase}")
-        return await self._append(live, self._tagged(_game_records(events, why, at), tag, caller))
+        return await self._append(live, self._tagged(game_records(events, why, at), tag, caller))
 
     async def rollback(
         self,
@@ -939,7 +939,7 @@ class Matches:
             created["origin"] = {"match_id": str(source.id), "version": at}
             why = cause("fork", origin=str(source.id), version=at)
             await self._append(
-                live, [created] + _game_records(effective_events(source.records, at), why, now, start=True)
+                live, [created] + game_records(effective_events(source.records, at), why, now, start=True)
             )
             self._remember(live)
             self.access.token_owner[token_hash(host_token)] = live.id
@@ -1106,7 +1106,8 @@ def _check_expected(live: LiveMatch, expected_version: int | None) -> None:
         raise Aborted(f"the match moved on: it is at version {live.version}, not {expected_version}; nothing was done")
 
 
-def _game_records(events: Sequence[Event], why: Mapping[str, Any], at: float, start: bool = False) -> list[Record]:
+def game_records(events: Sequence[Event], why: Mapping[str, Any], at: float, start: bool = False) -> list[Record]:
+    """A batch's game records: the cause on the first; `start` marks the game's start records."""
     records: list[Record] = []
     for index, event in enumerate(events):
         record: Record = {"kind": "game", "event": event, "at": at}

@@ -3,10 +3,8 @@ every version, the records and what each viewer is shown are those of a full fol
 
 from __future__ import annotations
 
-import gc
 import json
 import random
-import tracemalloc
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench.memory import held_bytes
 from engine.contract import Viewer
 from engine.registry import get_game
 from server.clock import ManualClock
@@ -206,15 +205,7 @@ def test_a_record_is_decoded_to_an_equal_dict_with_its_keys_in_order() -> None:
 
 def test_the_memory_estimate_follows_what_the_match_holds() -> None:
     texts = [json.dumps(record) for record in bot_match_records("mining", seed=2, overrides={"rounds": 30})]
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        live = LiveMatch.from_records(uuid.uuid4(), (json.loads(text) for text in texts))
-        gc.collect()
-        held = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    held, live = held_bytes(texts)  # what bench/memory.py reports, measured the same way
     assert 0.5 < live.approx_bytes() / held < 2.0
     assert held < 2 * sum(len(text) for text in texts)  # the bound: within 2x of the stored JSON
     settle = {"kind": "host", "action": "settle", "by": "host", "reason": "", "at": 1.0}

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
 
 from clients.bots import bot_names, get_bot
 from clients.cli import DEFAULT_SEATS
@@ -15,22 +14,11 @@ from engine.contract import Json, Viewer
 from engine.match import LocalMatch
 from engine.registry import get_game
 from server.live import cause
+from server.matches import game_records
 from server.records import ChainKey, Record, chain, token_hash
 
 KEY = ChainKey(b"bench-chain-key-0123456789abcdef", "bench")
 START = 1_700_000_000.0
-
-
-def _game_records(events: list[dict[str, Any]], why: dict[str, Any], at: float, start: bool = False) -> list[Record]:
-    records: list[Record] = []
-    for index, event in enumerate(events):
-        record: Record = {"kind": "game", "event": event, "at": at}
-        if index == 0:
-            record["cause"] = dict(why)
-        if start:
-            record["start"] = True
-        records.append(record)
-    return records
 
 
 def bot_match_records(
@@ -75,7 +63,7 @@ def bot_match_records(
     for p in players:
         joined = {"kind": "joined", "player": p, "token": token_hash(f"seat-{p}-{seed}"), "via": "invitation"}
         log += tagged([{**joined, "at": START}], f"invitation:{p}")
-    log += _game_records(list(match.events), cause("server", start=True), START, start=True)
+    log += game_records(list(match.events), cause("server", start=True), START, start=True)
     while not match.finished:
         acted = False
         for player in sorted(game.status(match.state).awaiting):
@@ -88,10 +76,10 @@ def bot_match_records(
             match.now = min(match.now + think_seconds, deadline) if deadline is not None else match.now + think_seconds
             command = game.parse(match.state, player, text)
             events = match.submit(player, command)
-            log += tagged(_game_records(events, cause(player, command, text), match.now), f"seat:{player}")
+            log += tagged(game_records(events, cause(player, command, text), match.now), f"seat:{player}")
             acted = True
         if not acted and not match.finished:
             deadline = game.status(match.state).deadline
             events = match.expire()
-            log += _game_records(events, cause("clock", timeout=True), deadline or match.now)
+            log += game_records(events, cause("clock", timeout=True), deadline or match.now)
     return chain("", log, KEY)
