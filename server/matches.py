@@ -26,7 +26,7 @@ from engine.errors import GameError, InvalidConfig, MalformedCommand
 from engine.registry import get_game
 from server import audit
 from server.access import Access, HostQuotas, UnknownToken
-from server.catalog import Summary, summary_of, token_digests
+from server.catalog import Summary
 from server.clock import Clock
 from server.errors import (
     Aborted,
@@ -43,6 +43,7 @@ from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key_id
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
+from server.projection import CatalogProjection
 from server.records import ChainKey, Receipt, Record, chain, needs_chain_keyed, token_hash
 from server.requests import RequestTag, derived_secret, same_body
 from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
@@ -55,8 +56,6 @@ T = TypeVar("T")
 # A write that loses an optimistic-concurrency race on a shared store is decided again on the caught-up
 # state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
 MAX_WRITE_ATTEMPTS = 5
-# Writes are projected into the catalog this long after the first of them (they share one transaction).
-CATALOG_DELAY = 0.2
 # What each secret the server hands out starts with (it also keeps a secret from starting with "-").
 SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": KEY_PREFIX}
 
@@ -123,10 +122,7 @@ class Matches:
         self._fresh: dict[uuid.UUID, float] = {}
         self.store = store
         self.catalog = store.catalog()  # match summaries and token owners (server/catalog.py)
-        self._catalog_position = 0  # the last notification the catalog has applied (read at start)
-        self._catalog_lock = asyncio.Lock()
-        self._catalog_due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
-        self._catalog_task: asyncio.Task[None] | None = None
+        self.projection = CatalogProjection(store, self.catalog, self._io, self.load, self._catch_up, _rebuild)
         self.ticks = 0  # deadline-ticker passes completed (server/ticker.py)
         self.clock = clock
         self.admin_token = admin_token
@@ -154,97 +150,11 @@ class Matches:
         """Load the host keys and bring the catalog up to date; matches load on first use. A store an
         older release wrote (no catalog yet) is upgraded first: every match summarised, once."""
         await self.refresh_identities()
-        position = await self._io(self.catalog.position)
-        if position is None:
-            await self._upgrade_catalog()
-        else:
-            self._catalog_position = position
-        await self.catch_up_catalog()
-
-    async def _upgrade_catalog(self) -> None:
-        """Build the catalog of a store written before it existed (exempt from the start-up target)."""
-        with_lock = self.catalog.upgrade_lock()
-        await self._io(with_lock.__enter__)
-        try:
-            position = await self._io(self.catalog.position)
-            if position is not None:  # another node built it while this one waited for the lock
-                self._catalog_position = position
-                return
-            upto = await self._io(self.store.last_position)
-            firsts = [(m, at) for m, at in await self._io(self.store.first_positions) if m != IDENTITIES_STREAM]
-            log.info("upgrading the store: building the match catalog of %d matches", len(firsts))
-            summaries: list[Summary] = []
-            tokens: list[tuple[str, uuid.UUID]] = []
-            for done, (match_id, first) in enumerate(firsts, start=1):
-                try:
-                    records = await self._io(self.store.read, match_id, 0)
-                    live = _rebuild(match_id, records)
-                except UnreadableRecord as exc:  # listed once it is repaired; served as DATA_LOSS until then
-                    log.error("upgrade: %s", exc)
-                    continue
-                summaries.append(summary_of(live, first))
-                tokens += [(digest, match_id) for record in records for digest in token_digests(record)]
-                if len(summaries) >= 200:
-                    await self._io(self.catalog.apply, summaries, tokens, 0)
-                    summaries, tokens = [], []
-                    log.info("upgrade: %d of %d matches catalogued", done, len(firsts))
-            await self._io(self.catalog.apply, summaries, tokens, upto)
-            self._catalog_position = upto
-            log.info("upgrade done: the catalog holds %d matches", len(firsts))
-        finally:
-            await self._io(with_lock.__exit__, None, None, None)
+        await self.projection.start()
 
     async def catch_up_catalog(self) -> int:
-        """Project what was appended since the catalog's position (by this or another process) into it:
-        the summaries of the matches it touched and the tokens it issued. Returns the entries applied."""
-        applied = 0
-        async with self._catalog_lock:
-            while True:
-                changes = await self._io(self.store.changes_after, self._catalog_position)
-                if not changes:
-                    return applied
-                touched: dict[uuid.UUID, int] = {}
-                first_seen: dict[uuid.UUID, int] = {}  # a new match's first record comes first: its seq
-                tokens: list[tuple[str, uuid.UUID]] = []
-                for change in changes:
-                    if change.match_id == IDENTITIES_STREAM:
-                        continue
-                    touched[change.match_id] = max(touched.get(change.match_id, 0), change.version)
-                    first_seen.setdefault(change.match_id, change.position)
-                    tokens += [(digest, change.match_id) for digest in token_digests(change.record)]
-                projected = await self._io(self.catalog.versions, list(touched))
-                summaries = []
-                for match_id, version in touched.items():
-                    if projected.get(match_id, 0) >= version:
-                        continue  # another process projected it already
-                    try:
-                        live = await self.load(match_id)
-                        if live.version < version:  # appended by another process, or a write in flight
-                            await self._catch_up(live)
-                    except (DataLoss, NotFound):
-                        continue  # quarantined: it answers DATA_LOSS; catalogued once repaired
-                    summaries.append(summary_of(live, first_seen[match_id]))
-                position = changes[-1].position
-                await self._io(self.catalog.apply, summaries, tokens, position)
-                self._catalog_position = position
-                applied += len(changes)
-
-    def _catalog_soon(self) -> None:
-        """After a write: project it shortly (writes that come together share one catalog transaction)."""
-        if self._catalog_due is not None or (self._catalog_task is not None and not self._catalog_task.done()):
-            return
-
-        def run() -> None:
-            self._catalog_due = None
-            self._catalog_task = asyncio.ensure_future(self._catch_up_quietly())
-
-        self._catalog_due = asyncio.get_running_loop().call_later(CATALOG_DELAY, run)
-
-    async def _catch_up_quietly(self) -> None:
-        try:
-            await self.catch_up_catalog()
-        except Exception:  # the next write or tick tries again; the events are safe in the store
-            log.exception("the match catalog could not be brought up to date")
+        """Project into the catalog what was appended since it was last brought up to date."""
+        return await self.projection.catch_up()
 
     async def refresh_identities(self) -> None:
         """Apply host-key records written since the last look (by this or another process)."""
@@ -255,13 +165,7 @@ class Matches:
                 identities.apply(record)
 
     async def close(self) -> None:
-        if self._catalog_due is not None:
-            self._catalog_due.cancel()
-            self._catalog_due = None
-        try:
-            await self.catch_up_catalog()  # a clean stop leaves nothing for the next start to project
-        except Exception:
-            log.exception("the match catalog could not be brought up to date before stopping")
+        await self.projection.close()
         await self._writer.close()
 
     @staticmethod
@@ -419,7 +323,7 @@ class Matches:
                 live.apply(record)
         if self._cache.get(live.id) is live:
             self._remember(live)  # measured again: it grew
-        self._catalog_soon()
+        self.projection.soon()
         self._changed.notify(live.id)  # resolves a future, never waits: the streams build after this reply
         return [(first + offset, record) for offset, record in enumerate(stamped)]
 

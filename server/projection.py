@@ -1,0 +1,153 @@
+"""Keeps the match catalog (server/catalog.py) a faithful projection of the store's notification log.
+
+The catalog records the last notification it applied; `catch_up` applies what came after it (appends of
+this process and of others on a shared store), so a crash between an append and its projection loses
+nothing. It runs at start, shortly after writes (writes that come together share one transaction), on
+each tick, and before a read that must see a match just made (listings, quotas, retried creations). A
+store written before the catalog existed is upgraded once, before the server listens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from server.catalog import Catalog, Summary, summary_of, token_digests
+from server.errors import DataLoss, NotFound
+from server.identities import IDENTITIES_STREAM
+from server.live import LiveMatch
+from server.records import Record
+from server.store import EventStore, UnreadableRecord
+
+log = logging.getLogger("server.matches")  # its lines are the match layer's (operators grep for them)
+# Writes are projected into the catalog this long after the first of them (they share one transaction).
+CATALOG_DELAY = 0.2
+
+
+class CatalogProjection:
+    def __init__(
+        self,
+        store: EventStore,
+        catalog: Catalog,
+        io: Callable[..., Awaitable[Any]],
+        load: Callable[[uuid.UUID], Awaitable[LiveMatch]],
+        catch_up: Callable[[LiveMatch], Awaitable[None]],
+        rebuild: Callable[[uuid.UUID, list[Record]], LiveMatch],
+    ) -> None:
+        self.store = store
+        self.catalog = catalog
+        self._io = io  # runs a store or catalog call on the store's thread
+        self._load = load  # a match from the cache, or read from the store
+        self._catch_up = catch_up  # apply to a cached match what was appended since it was read
+        self._rebuild = rebuild
+        self.position = 0  # the last notification the catalog has applied (read at start)
+        self._lock = asyncio.Lock()
+        self._due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Bring the catalog up to date; a store an older release wrote (no catalog yet) is upgraded first."""
+        position = await self._io(self.catalog.position)
+        if position is None:
+            await self.upgrade()
+        else:
+            self.position = position
+        await self.catch_up()
+
+    async def close(self) -> None:
+        """A clean stop leaves nothing for the next start to project."""
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        try:
+            await self.catch_up()
+        except Exception:
+            log.exception("the match catalog could not be brought up to date before stopping")
+
+    async def upgrade(self) -> None:
+        """Build the catalog of a store written before it existed (exempt from the start-up target)."""
+        with_lock = self.catalog.upgrade_lock()
+        await self._io(with_lock.__enter__)
+        try:
+            position = await self._io(self.catalog.position)
+            if position is not None:  # another node built it while this one waited for the lock
+                self.position = position
+                return
+            upto = await self._io(self.store.last_position)
+            firsts = [(m, at) for m, at in await self._io(self.store.first_positions) if m != IDENTITIES_STREAM]
+            log.info("upgrading the store: building the match catalog of %d matches", len(firsts))
+            summaries: list[Summary] = []
+            tokens: list[tuple[str, uuid.UUID]] = []
+            for done, (match_id, first) in enumerate(firsts, start=1):
+                try:
+                    records = await self._io(self.store.read, match_id, 0)
+                    live = self._rebuild(match_id, records)
+                except UnreadableRecord as exc:  # listed once it is repaired; served as DATA_LOSS until then
+                    log.error("upgrade: %s", exc)
+                    continue
+                summaries.append(summary_of(live, first))
+                tokens += [(digest, match_id) for record in records for digest in token_digests(record)]
+                if len(summaries) >= 200:
+                    await self._io(self.catalog.apply, summaries, tokens, 0)
+                    summaries, tokens = [], []
+                    log.info("upgrade: %d of %d matches catalogued", done, len(firsts))
+            await self._io(self.catalog.apply, summaries, tokens, upto)
+            self.position = upto
+            log.info("upgrade done: the catalog holds %d matches", len(firsts))
+        finally:
+            await self._io(with_lock.__exit__, None, None, None)
+
+    async def catch_up(self) -> int:
+        """Project what was appended since the catalog's position (by this or another process) into it:
+        the summaries of the matches it touched and the tokens it issued. Returns the entries applied."""
+        applied = 0
+        async with self._lock:
+            while True:
+                changes = await self._io(self.store.changes_after, self.position)
+                if not changes:
+                    return applied
+                touched: dict[uuid.UUID, int] = {}
+                first_seen: dict[uuid.UUID, int] = {}  # a new match's first record comes first: its seq
+                tokens: list[tuple[str, uuid.UUID]] = []
+                for change in changes:
+                    if change.match_id == IDENTITIES_STREAM:
+                        continue
+                    touched[change.match_id] = max(touched.get(change.match_id, 0), change.version)
+                    first_seen.setdefault(change.match_id, change.position)
+                    tokens += [(digest, change.match_id) for digest in token_digests(change.record)]
+                projected = await self._io(self.catalog.versions, list(touched))
+                summaries = []
+                for match_id, version in touched.items():
+                    if projected.get(match_id, 0) >= version:
+                        continue  # another process projected it already
+                    try:
+                        live = await self._load(match_id)
+                        if live.version < version:  # appended by another process, or a write in flight
+                            await self._catch_up(live)
+                    except (DataLoss, NotFound):
+                        continue  # quarantined: it answers DATA_LOSS; catalogued once repaired
+                    summaries.append(summary_of(live, first_seen[match_id]))
+                position = changes[-1].position
+                await self._io(self.catalog.apply, summaries, tokens, position)
+                self.position = position
+                applied += len(changes)
+
+    def soon(self) -> None:
+        """After a write: project it shortly (writes that come together share one catalog transaction)."""
+        if self._due is not None or (self._task is not None and not self._task.done()):
+            return
+
+        def run() -> None:
+            self._due = None
+            self._task = asyncio.ensure_future(self._catch_up_quietly())
+
+        self._due = asyncio.get_running_loop().call_later(CATALOG_DELAY, run)
+
+    async def _catch_up_quietly(self) -> None:
+        try:
+            await self.catch_up()
+        except Exception:  # the next write or tick tries again; the events are safe in the store
+            log.exception("the match catalog could not be brought up to date")
