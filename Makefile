@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GENERATED := matchserver/.generated
 
-.PHONY: run test test-under-load proto protocheck lint typecheck bench clean
+.PHONY: run test test-under-load proto protocheck lint typecheck bench dist clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,5 +59,18 @@ typecheck: proto
 bench: proto
 	$(PY) -m bench.run $(BENCH_FLAGS)
 
+# The installable client (clients/pyproject.toml): the generated stubs and clients/client.py, staged in
+# $(DIST_STAGE) and built into $(DIST)/matchserver_client-*.whl; it depends only on grpcio and protobuf.
+DIST ?= dist
+DIST_STAGE ?= build/client-wheel
+dist: proto
+	rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/clients $(DIST)
+	cp clients/pyproject.toml $(DIST_STAGE)/
+	cp -r matchserver $(DIST_STAGE)/
+	rm -f $(DIST_STAGE)/matchserver/.generated
+	cp clients/__init__.py clients/client.py $(DIST_STAGE)/clients/
+	find $(DIST_STAGE) -name __pycache__ -prune -exec rm -rf {} +
+	$(PY) -m pip wheel -q --no-deps --no-build-isolation --wheel-dir $(DIST) $(DIST_STAGE)
+
 clean:
-	rm -rf $(VENV) matchserver var
+	rm -rf $(VENV) matchserver var build dist
