@@ -71,22 +71,32 @@ def describe(kind: str, event_type: str, record: dict[str, Any], retracted: bool
     if kind == "joined":
         words = f"{record.get('player', 'a player')} took their seat"
     elif kind == "game":
-        words = f"the game: {event_type.replace('_', ' ')}"
+        event = record.get("event") or {}
+        words = event_type.replace("_", " ")
+        if event.get("player"):
+            words = f"{event['player']}: {words}"
+        if event.get("sealed"):
+            words += " (sealed until the rules reveal it)"
     else:
         words = f"{kind} {event_type}".strip()
     return words + (" (retracted by a rollback)" if retracted else "")
 
 
 def caption_of(entry: Any) -> str:
-    """An audit entry in a few lines: who did what, then the ruling trace (rule numbers included)."""
-    if entry.actor and entry.input:
-        head = f"{entry.actor}: {entry.input}"
+    """An audit entry (the AuditEntry message) in a few lines: who did what, then the ruling trace."""
+    return caption(entry.actor, entry.input, list(entry.lines), entry.retracted)
+
+
+def caption(actor: str, source: str, lines: list[str], retracted: bool) -> str:
+    """Who did what, then the ruling trace in plain words (rule numbers included)."""
+    if actor and source:
+        head = f"{actor}: {source}"
     else:  # a sealed command's words are not for this viewer
-        head = entry.input or (f"{entry.actor} acted" if entry.actor else "")
-    lines = ([head] if head else []) + list(entry.lines)
-    if entry.retracted:
-        lines.append("(retracted by a rollback)")
-    return "\n".join(lines)
+        head = source or (f"{actor} acted" if actor else "")
+    out = ([head] if head else []) + lines
+    if retracted:
+        out.append("(retracted by a rollback)")
+    return "\n".join(out)
 
 
 def mark_of(view: dict[str, Any], phase: str) -> str:
@@ -110,9 +120,9 @@ def replay_from_server(client: Any, match_id: str, token: str | None, who: str) 
         view = state.view
         entry = audit.get(event.version)
         record = json.loads(event.json) if event.json else {}
-        caption = caption_of(entry) if entry is not None else describe(event.kind, event.type, record, event.retracted)
+        words = caption_of(entry) if entry is not None else describe(event.kind, event.type, record, event.retracted)
         mark = mark_of(view, state.status.phase)
-        frames.append(Frame(event.version, caption, render_svg(game, view), mark, event.retracted))
+        frames.append(Frame(event.version, words, render_svg(game, view), mark, event.retracted))
     return replay_html(f"{game} match {match_id} as {who}", frames)
 
 
