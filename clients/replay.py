@@ -107,9 +107,10 @@ def mark_of(view: dict[str, Any], phase: str) -> str:
 
 def replay_from_server(client: Any, match_id: str, token: str | None, who: str) -> str:
     """The page for `match_id` as `token`'s viewer sees it: a picture per version, the audit's words."""
+    import sys
+
     from clients.pictures import render_svg
 
-    # The replay keeps working on a long match: progress goes to stderr every 50 versions.
     history = client.history(match_id, token)
     audit = {entry.version: entry for entry in client.audit(match_id, token)}
     frames = []
@@ -123,6 +124,8 @@ def replay_from_server(client: Any, match_id: str, token: str | None, who: str) 
         words = caption_of(entry) if entry is not None else describe(event.kind, event.type, record, event.retracted)
         mark = mark_of(view, state.status.phase)
         frames.append(Frame(event.version, words, render_svg(game, view), mark, event.retracted))
+        if len(history) > 100 and event.version % 100 == 0:  # a long match takes a while: say how far
+            print(f"{event.version}/{len(history)} versions drawn", file=sys.stderr, flush=True)
     return replay_html(f"{game} match {match_id} as {who}", frames)
 
 

@@ -52,7 +52,7 @@ h1 { font-size: 1.3em; margin: 0 0 .4em; }
 #caption { white-space: pre-wrap; min-height: 3.6em; margin: .3em 0 .6em; padding: .4em .6em;
   background: #f4f2ec; border-left: 4px solid #8a6a4a; font-size: 15px; line-height: 1.4;
   max-height: 11.2em; overflow-y: auto; }
-#caption.retracted { border-left-color: #c0182b; text-decoration: line-through; }
+#caption.retracted { border-left-color: #c0182b; color: #6b6b6b; background: #f7eded; }
 #picture svg { max-width: 100%; height: auto; }
 #live { color: #1d7a2e; margin: 0 0 .4em; }
 """
@@ -125,23 +125,24 @@ function drawTimeline() {
   timeline.textContent = "";
   const width = timeline.clientWidth || 800, n = Math.max(steps.length - 1, 1);
   const x = i => 6 + (width - 12) * i / n;
-  const line = (x1, y1, x2, y2, colour, w) => {
+  const line = (x1, y1, x2, y2, colour, w, kind) => {
     const l = document.createElementNS(NS, "line");
     for (const [k, v] of Object.entries({x1, y1, x2, y2, stroke: colour, "stroke-width": w})) l.setAttribute(k, v);
+    l.classList.add(kind);
     timeline.appendChild(l);
     return l;
   };
-  line(x(0), 10, x(n), 10, "#999", 2);
+  line(x(0), 10, x(n), 10, "#999", 2, "spine");
   steps.forEach((s, i) => {
     if (s.r) {  // a retracted version: on the branch below, joined to the main line where it left it
-      line(x(i), 26, x(i), 22, "#c0182b", 2).classList.add("branch");
-      if (!i || !steps[i - 1].r) line(x(Math.max(i - 1, 0)), 10, x(i), 24, "#c0182b", 1.5);
-      if (i + 1 < steps.length && steps[i + 1].r) line(x(i), 24, x(i + 1), 24, "#c0182b", 1.5);
+      line(x(i), 26, x(i), 22, "#c0182b", 2, "branch");
+      if (!i || !steps[i - 1].r) line(x(Math.max(i - 1, 0)), 10, x(i), 24, "#c0182b", 1.5, "branch-link");
+      if (i + 1 < steps.length && steps[i + 1].r) line(x(i), 24, x(i + 1), 24, "#c0182b", 1.5, "branch-link");
     } else {
-      line(x(i), 6, x(i), 14, "#555", 1);
+      line(x(i), 6, x(i), 14, "#555", 1, "tick");
     }
   });
-  const cursor = line(0, 2, 0, 32, "#1f5f9a", 3);
+  const cursor = line(0, 2, 0, 32, "#1f5f9a", 3, "cursor");
   cursor.id = "cursor";
   drawCursor();
 }

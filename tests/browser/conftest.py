@@ -89,3 +89,14 @@ def replays(played: tuple[ServerThread, dict[str, str]], tmp_path_factory: pytes
         pages[game] = folder / f"{game}.html"
         pages[game].write_text(matchctl(server, "replay", match_id, "--as", "spectator"), encoding="utf-8")
     return pages
+
+
+@pytest.fixture(scope="session")
+def rolled_back(played: tuple[ServerThread, dict[str, str]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished mining match the host rolled back to version 30 (reopening it): its replay page."""
+    server, _ = played
+    match_id = json.loads(matchctl(server, "play-bots", "--game", "mining", "--seed", "4"))["match"]
+    server.client().rollback(match_id, server.admin_token, 30, "a ruling to take back", reopen=True)
+    page = tmp_path_factory.mktemp("rolled") / "rolled-back.html"
+    page.write_text(matchctl(server, "replay", match_id, "--as", "spectator"), encoding="utf-8")
+    return page

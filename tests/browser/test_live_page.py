@@ -21,6 +21,7 @@ from clients.replay_pack import unpack
 from server.app import Settings
 from server.clock import ManualClock
 from server.streams import StreamLimits
+from tests.browser.conftest import SCREENSHOTS
 from tests.support.certificates import make_certificates
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
@@ -130,6 +131,8 @@ def test_the_live_page_shows_a_submission_made_after_it_opened(page: Any, live_s
     page.wait_for_function(f"document.body.dataset.version === '{submitted.version}'")
     assert "p0" in page.inner_text("#caption")
     page.wait_for_selector("#picture svg")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "live-last-gathering.png"), full_page=True)
     page.keyboard.press("ArrowLeft")  # the versions before it are still there to step through
     page.wait_for_function(f"document.body.dataset.version === '{submitted.version - 1}'")
 
@@ -206,3 +209,33 @@ def test_the_live_page_is_https_with_the_servers_certificate(tmp_path: Path) -> 
         connection.close()
     finally:
         server.stop()
+
+
+def test_bad_requests_get_a_clear_status_and_the_server_goes_on(live_server: ServerThread) -> None:
+    def raw(request: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", port(live_server)), timeout=30) as sock:
+            sock.sendall(request)
+            sock.shutdown(socket.SHUT_WR)
+            return b"".join(iter(lambda: sock.recv(65536), b""))
+
+    assert raw(b"POST /matches/x HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 405 ")
+    assert raw(b"nonsense\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+    assert raw(b"GET / HTTP/2.0\r\n\r\n").startswith(b"HTTP/1.1 505 ")
+    assert raw(b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 431 ")
+    assert raw(b"GET /matches/x/events?from=1,2 HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 404 ")
+    match_id, _ = seated(live_server)
+    assert raw(f"GET /matches/{match_id}/events?from=a,b,c HTTP/1.1\r\n\r\n".encode()).startswith(b"HTTP/1.1 400 ")
+    assert get(live_server, f"/matches/{match_id}")[0] == 200
+
+
+def test_plaintext_http_on_a_public_address_is_refused_like_grpc(tmp_path: Path) -> None:
+    from server.errors import StartupRefused
+
+    settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), http_address="0.0.0.0:0")
+    server = ServerThread(settings)
+    try:
+        with pytest.raises(StartupRefused, match="insecure-public"):
+            server.start()
+    finally:
+        server.stop()
+    assert not (tmp_path / "var").exists(), "refused before anything is created"

@@ -119,3 +119,22 @@ def test_the_mining_table_is_readable_at_1400_pixels(page: Any, replays: dict[st
         })""",
     )
     assert len(sizes) > 10 and min(sizes) >= 11.5, f"table text drawn at {min(sizes):.1f} px"
+
+
+def test_a_rollback_shows_the_retracted_versions_as_a_branch(page: Any, rolled_back: Path) -> None:
+    steps = data_of(rolled_back.read_text())["steps"]
+    retracted = [i for i, s in enumerate(steps) if s.get("r")]
+    assert retracted == list(range(30, len(steps) - 1)), "versions 31.. up to the rollback are retracted"
+    page.goto(rolled_back.as_uri())
+    page.wait_for_selector("#picture svg")
+    assert page.locator("#timeline line.branch").count() == len(retracted)
+    branch_y = page.eval_on_selector_all("#timeline line.branch", "ls => ls.map(l => l.getBBox().y)")
+    main_y = page.eval_on_selector_all("#timeline line.tick", "ls => ls.map(l => l.getBBox().y)")
+    assert min(branch_y) > max(main_y), "the branch hangs below the main line"
+    go_to(page, retracted[0])
+    assert "retracted" in (page.get_attribute("#caption", "class") or "")
+    assert "retracted" in page.inner_text("#caption")
+    page.keyboard.press("End")
+    page.wait_for_function(f"document.body.dataset.step === '{len(steps) - 1}'")
+    assert "rolled back to version 30" in page.inner_text("#caption")
+    assert "retracted" not in (page.get_attribute("#caption", "class") or "")
