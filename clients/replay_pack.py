@@ -5,6 +5,7 @@ few tags, so a page grows with what changed, not with the number of versions (a 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -23,12 +24,13 @@ class PicturePacker:
     pictures: list[list[int]] = field(default_factory=list)
     _index: dict[str, int] = field(default_factory=dict)
     _previous: list[int] = field(default_factory=list)
-    _numbers: dict[str, int] = field(default_factory=dict)  # whole SVG -> picture number
+    _numbers: dict[bytes, int] = field(default_factory=dict)  # a digest of the whole SVG -> picture number
 
     def add(self, svg: str) -> int:
         """The number of `svg`'s picture (an identical picture is stored once)."""
-        if svg in self._numbers:
-            return self._numbers[svg]
+        digest = hashlib.blake2b(svg.encode(), digest_size=16).digest()  # a live page keeps no whole SVGs
+        if digest in self._numbers:
+            return self._numbers[digest]
         tags = [self._fragment(part) for part in _TAG_START.split(svg) if part]
         previous = self._previous
         head = 0
@@ -39,7 +41,7 @@ class PicturePacker:
             tail += 1
         self.pictures.append([head, tail, *_runs(tags[head : len(tags) - tail])])
         self._previous = tags
-        self._numbers[svg] = len(self.pictures) - 1
+        self._numbers[digest] = len(self.pictures) - 1
         return len(self.pictures) - 1
 
     def _fragment(self, part: str) -> int:

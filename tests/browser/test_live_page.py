@@ -239,3 +239,19 @@ def test_plaintext_http_on_a_public_address_is_refused_like_grpc(tmp_path: Path)
     finally:
         server.stop()
     assert not (tmp_path / "var").exists(), "refused before anything is created"
+
+
+def test_a_rollback_reaches_the_live_page_as_retracted_versions(page: Any, live_server: ServerThread) -> None:
+    match_id, tokens = seated(live_server)
+    before = live_server.client().state(match_id).version
+    submitted = live_server.client().submit(
+        match_id, tokens["p2"], bot_orders(live_server, match_id, "p2", tokens["p2"])
+    )
+    page.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+    page.wait_for_function(f"document.body.dataset.version === '{submitted.version}'")
+    assert page.locator("#timeline line.branch").count() == 0
+    rolled = live_server.client().rollback(match_id, live_server.admin_token, before, "p2 asked to resubmit")
+    page.wait_for_function(f"document.body.dataset.version === '{rolled.version}'")
+    page.locator("#timeline line.branch").first.wait_for(state="attached")  # a tick is 0 px wide: "hidden"
+    assert page.locator("#timeline line.branch").count() == submitted.version - before
+    assert f"rolled back to version {before}" in page.inner_text("#caption")
