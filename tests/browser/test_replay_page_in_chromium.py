@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from clients.replay import data_of
+from clients.replay_pack import unpack
 from tests.browser.conftest import GAMES, SCREENSHOTS
 from tests.support.server import ServerThread
 
@@ -32,6 +33,11 @@ def test_each_game_is_drawn_and_a_screenshot_is_kept(page: Any, replays: dict[st
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"replay-{game}.png"), full_page=True)
     assert page.locator("#picture .legend text").count() >= 2, "every game's picture has a legend"
+    data = data_of(replays[game].read_text())
+    expected = unpack(data["fragments"], data["pictures"])
+    sample = list(range(0, len(expected), 7)) + [len(expected) - 1]
+    decoded = page.evaluate(f"{sample}.map(i => pictures[i].map(n => fragments[n]).join(''))")
+    assert decoded == [expected[i] for i in sample], "the page unpacks the pictures as replay_pack does"
 
 
 def test_arrow_keys_move_exactly_one_version_wherever_the_focus_is(page: Any, replays: dict[str, Path]) -> None:
