@@ -372,21 +372,11 @@ def cmd_picture(args: argparse.Namespace, client: MatchClient, creds: Credential
 
 
 def cmd_replay(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    from clients.pictures import render_svg
-    from clients.replay import Frame, replay_html
+    from clients.replay import replay_from_server
 
     token = _token(args, creds, args.match)
-    history = client.history(args.match, token)
-    frames = []
-    for event in history:
-        state = client.state(args.match, token, event.version)
-        mark = " (retracted)" if event.retracted else ""
-        caption = f"{event.kind} {event.type}{mark}".strip()
-        frames.append(Frame(event.version, caption, render_svg(state.game, state.view)))
-        if len(history) > 20 and event.version % 50 == 0:
-            print(f"{event.version}/{len(history)} versions drawn", file=sys.stderr, flush=True)
     who = "spectator" if token is None else (args.as_ or "host")
-    sys.stdout.write(replay_html(f"{state.game} match {args.match} as {who}", frames))
+    sys.stdout.write(replay_from_server(client, args.match, token, who))
     return 0
 
 

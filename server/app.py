@@ -21,6 +21,7 @@ from server import chainkey, ticker
 from server.access import HostQuotas
 from server.api import MatchService, service_handler
 from server.clock import Clock
+from server.http import LivePages, tls_context
 from server.limits import Limits
 from server.matches import Matches
 from server.notify import AppendListener, listener_for
@@ -103,6 +104,8 @@ class Settings:
     shutdown_grace: float = 10.0
     # Memory for live matches (their estimated size): the least recently used are evicted, read on next use.
     cache_mb: float = 512.0
+    # HOST:PORT of the live page for spectators (server/http.py); "" serves none. Same bind rule and TLS as gRPC.
+    http_address: str = ""
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -167,6 +170,8 @@ class Running:
     ticker: asyncio.Task[None]
     calls: CallCounter = field(default_factory=CallCounter)
     listener: AppendListener | None = None  # other nodes' appends (PostgreSQL only)
+    http: LivePages | None = None  # the live page (--http)
+    http_port: int = 0
 
     async def stop(self, grace: float | None = 0.5, reason: str = "stopped") -> None:
         """Refuse new calls, end every stream with the resume trailer, let unary calls in flight finish
@@ -175,6 +180,8 @@ class Running:
         stopping = asyncio.ensure_future(self.server.stop(grace))
         await asyncio.sleep(0)  # the server stops accepting calls before the streams are told to end
         streams = self.matches.streams.end_all(reason)
+        if self.http is not None:
+            await self.http.stop()
         await stopping
         await cancelled_quietly(self.ticker)
         if self.listener is not None:
@@ -197,6 +204,8 @@ async def start_server(settings: Settings) -> Running:
     when the settings cannot work or the address is taken, before the store is opened."""
     credentials = server_credentials(settings.tls_cert, settings.tls_key)
     refuse_plaintext_in_public(settings.address, credentials is not None, settings.insecure_public)
+    if settings.http_address:
+        refuse_plaintext_in_public(settings.http_address, credentials is not None, settings.insecure_public)
     secure_var_dir(settings.var_dir)
     calls = CallCounter()
     server = grpc.aio.server(interceptors=(calls,), options=[*EXCLUSIVE_PORT_OPTIONS, *settings.connections.options()])
@@ -231,4 +240,13 @@ async def start_server(settings: Settings) -> Running:
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     task = asyncio.create_task(ticker.run(matches, settings.tick_interval))
-    return Running(server, port, matches, store, task, calls, listener)
+    running = Running(server, port, matches, store, task, calls, listener)
+    if settings.http_address:
+        running.http = LivePages(matches, settings.streams)
+        try:
+            tls = tls_context(settings.tls_cert, settings.tls_key)
+            running.http_port = await running.http.start(settings.http_address, tls)
+        except BaseException:
+            await running.stop(grace=None)
+            raise
+    return running

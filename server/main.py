@@ -51,6 +51,11 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         default=float(os.environ.get("MATCHSERVER_CACHE_MB", "512")),
         help="memory for matches kept live (estimated); the least recently used are read again when needed",
     )
+    parser.add_argument(
+        "--http",
+        default=os.environ.get("MATCHSERVER_HTTP", ""),
+        help="HOST:PORT: serve a live page for spectators at /matches/<id> (HTTPS with --tls-cert)",
+    )
     args = parser.parse_args(argv)
     return Settings(
         cache_mb=args.cache_mb,
@@ -62,6 +67,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         insecure_public=args.insecure_public,
+        http_address=args.http,
     )
 
 
@@ -81,6 +87,10 @@ async def serve(settings: Settings) -> None:
     logging.info("matchserver on port %s (%s), store %s", running.port, transport, store)
     host = settings.address.rsplit(":", 1)[0]
     print(f"matchserver listening on {host}:{running.port} ({transport}, store {store})", flush=True)
+    if running.http is not None:
+        scheme = "https" if settings.tls_cert else "http"
+        page_host = settings.http_address.rsplit(":", 1)[0]
+        print(f"live pages at {scheme}://{page_host}:{running.http_port}/matches/<match id>", flush=True)
     try:
         why = await stop_signal
         logging.info("%s received: refusing new calls, ending streams, finishing calls in flight", why)

@@ -38,6 +38,8 @@ class StreamLimits:
     write_timeout: float = 30.0
     # The serialized updates shared by the streams of one viewer class (server/fanout.py), in bytes.
     update_cache_bytes: int = 32 * 1024 * 1024
+    # The live page's event streams (server/http.py, --http), all matches together: the next gets 503.
+    max_page_streams: int = 200
 
 
 class TooManyStreams(Exception):

@@ -663,6 +663,36 @@ def header_svg(view: View, width: float) -> tuple[str, float]:
 # ---------------------------------------------------------------- the document
 
 
+LEGEND_H = 2 * LINE_H + 12
+LEGEND_ITEM_W = 250
+
+
+def legend_svg(left: float, top: float, width: float) -> str:
+    """What each mark on a board means, in two rows under the boards."""
+    items: list[tuple[str, str]] = [
+        (_line((0, 7), (18, 7), "legend-fence"), "fence (a tile's spoke, LG-2)"),
+        (_circle((9, 7), SHEEP_R, "legend-sheep", SHEEP_FILL, SHEEP_EDGE), "sheep on a corner (LG-2)"),
+        (_circle((9, 7), SHEEP_R, "legend-sheep", INCOMPLETE_SHEEP, SHEEP_EDGE), "incomplete sheep by the lake (LG-6)"),
+        (_circle((9, 7), EXTRA_SHEEP_R, "legend-sheep", SHEEP_FILL, EXTRA_EDGE, 2), "extra sheep of a tile"),
+        (_rect(0, 0, 18, 14, "legend-lake", LAKE), "lake (LG-6)"),
+        (
+            _rect(0, 0, 18, 14, "legend-region", REGION_FILLS[0])
+            + _text(9, 12, "2", 11, "legend-score", anchor="middle"),
+            "region and its score (LG-5)",
+        ),
+        (_rect(0, 0, 18, 14, "legend-region", UNSCORED_FILL), "region by the lake: not scored"),
+    ]
+    per_row = max(1, int((width - 2 * MARGIN) // LEGEND_ITEM_W))
+    parts = ['<g class="legend">']
+    for index, (mark, words) in enumerate(items):
+        x = left + (index % per_row) * LEGEND_ITEM_W
+        y = top + (index // per_row) * LINE_H
+        parts.append(f'<g transform="translate({_num(x)},{_num(y)})">{mark}</g>')
+        parts.append(_text(x + 26, y + 12, words, 12, "legend-words", fill=MUTED))
+    parts.append("</g>")
+    return "".join(parts)
+
+
 def render_svg(view: dict[str, Any]) -> str:
     """A self-contained SVG document of a Last Gathering view (any viewer, any phase)."""
     players = [p for p in view.get("players") or [] if isinstance(p, dict)]
@@ -670,8 +700,10 @@ def render_svg(view: dict[str, Any]) -> str:
     rows = (len(players) + columns - 1) // columns
     width = max(MIN_WIDTH, columns * PANEL_W + 2 * MARGIN)
     header, header_h = header_svg(view, width)
-    height = header_h + rows * PANEL_H + MARGIN
-    body = [header]
+    per_row = max(1, int((width - 2 * MARGIN) // LEGEND_ITEM_W))
+    legend_top = header_h + rows * PANEL_H + 8
+    height = legend_top + ((7 + per_row - 1) // per_row) * LINE_H + MARGIN
+    body = [header, legend_svg(MARGIN, legend_top, width)]
     for index, player in enumerate(players):
         left = MARGIN + (index % columns) * PANEL_W
         top = header_h + (index // columns) * PANEL_H

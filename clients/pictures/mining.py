@@ -56,7 +56,7 @@ RING_GAP = 12
 MIN_RADIUS = 230
 TABLE_ROW_H = 22
 TABLE_FONT = 12
-LEGEND_LINE_H = 15
+LEGEND_LINE_H = 16
 
 # table columns: (key, heading, width)
 BASE_COLUMNS = (
@@ -76,7 +76,7 @@ FINAL_COLUMNS = (
     ("rank", "Rank", 42),
     ("candidate", "Elimination", 86),
 )
-LEVELS_COLUMN = ("levels", "Trait levels (r b y g)", 240)
+LEVELS_COLUMN = ("levels", "Trait levels (r b y g)", 290)
 
 
 # --- small helpers -------------------------------------------------------------------------------------
@@ -470,7 +470,7 @@ def table_svg(view: dict[str, Any], left: float, top: float) -> tuple[str, float
             else:
                 weight = "bold" if key in ("name", "gold", "rank") else "normal"
                 fill = WARN if key == "candidate" or (key == "gold" and row["gold"].startswith("-")) else INK
-                size = 10 if key == "levels" else TABLE_FONT
+                size = TABLE_FONT
                 parts.append(_text(x + 4, y + 15, row.get(key, ""), size, weight=weight, fill=fill, cls=key))
             x += col_w
         parts.append("</g>")
@@ -499,7 +499,7 @@ def legend_svg(view: dict[str, Any], left: float, top: float) -> tuple[str, floa
     parts = ['<g class="legend">']
     y = top
     for line in lines:
-        parts.append(_text(left, y, line, 11, fill=MUTED))
+        parts.append(_text(left, y, line, 12, fill=MUTED))
         y += LEGEND_LINE_H
     parts.append("</g>")
     return "".join(parts), y - top
@@ -511,11 +511,13 @@ def legend_svg(view: dict[str, Any], left: float, top: float) -> tuple[str, floa
 def render_svg(view: dict[str, Any]) -> str:
     """A self-contained SVG 1.1 document of a mining view (any viewer, any phase)."""
     board, board_w, board_h = board_svg(view, MARGIN, HEADER_H)
-    table_left = MARGIN + board_w + MARGIN
-    table, table_h = table_svg(view, table_left, HEADER_H + 20)
-    legend, legend_h = legend_svg(view, table_left, HEADER_H + 20 + table_h + 30)
-    width = max(table_left + max(table_width(view), 560) + MARGIN, 900)
-    height = max(HEADER_H + board_h, HEADER_H + 20 + table_h + 30 + legend_h) + MARGIN
+    # The table and legend go under the board: side by side the picture is ~2000 px wide, and a page
+    # 1400 px wide would shrink the table's text to ~8 px.
+    table_top = HEADER_H + board_h + 10
+    table, table_h = table_svg(view, MARGIN, table_top)
+    legend, legend_h = legend_svg(view, MARGIN, table_top + table_h + 30)
+    width = max(MARGIN + max(board_w, table_width(view), 560) + MARGIN, 900)
+    height = table_top + table_h + 30 + legend_h + MARGIN
     w, h = _n(math.ceil(width)), _n(math.ceil(height))
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

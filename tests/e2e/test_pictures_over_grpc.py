@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from clients import cli
+from clients.replay import data_of
+from clients.replay_pack import unpack
 from tests.support.server import ServerThread
 
 GAMES = ["last-gathering", "cookoff", "mining"]
@@ -29,10 +30,13 @@ def test_pictures_and_a_replay_of_a_whole_match(
     early = run(server, capsys, "picture", match_id, "--as", "spectator", "--at", "3")
     assert early != ET.tostring(picture, encoding="unicode")
     page = run(server, capsys, "replay", match_id, "--as", "spectator")
-    steps = json.loads(re.search(r"const steps = (.*);", page).group(1))  # type: ignore[union-attr]
-    versions = [step["v"] for step in steps]
+    data = data_of(page)
+    versions = [step["v"] for step in data["steps"]]
     assert versions == list(range(1, len(versions) + 1)) and len(versions) > 20
-    svgs = re.findall(r'<div class="picture" id="picture-\d+" hidden>(.*?)</div>', page, re.S)
-    assert len(svgs) == 1 + max(step["picture"] for step in steps)
+    svgs = unpack(data["fragments"], data["pictures"])
+    assert len(svgs) == 1 + max(step["p"] for step in data["steps"])
     for svg in svgs:
         ET.fromstring(svg)
+    assert svgs[data["steps"][-1]["p"]] == run(server, capsys, "picture", match_id, "--as", "spectator")
+    # A whole bot match is shared as one file: it must stay small (issue 15: a Cookoff match under 1.5 MB).
+    assert len(page.encode()) < 1_500_000

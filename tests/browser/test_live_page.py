@@ -1,0 +1,257 @@
+"""The live page (`matchserver --http`): a real server serving HTTP beside gRPC, a real browser following
+a match as it is played, and the page's and stream's bytes checked for what a spectator may not see."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import socket
+import ssl
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.bots import bot_names, get_bot
+from clients.pictures import render_svg
+from clients.replay import data_of
+from clients.replay_pack import unpack
+from server.app import Settings
+from server.clock import ManualClock
+from server.streams import StreamLimits
+from tests.browser.conftest import SCREENSHOTS
+from tests.support.certificates import make_certificates
+from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
+
+PLAYERS = ["p0", "p1", "p2", "p3"]
+
+
+def start(tmp_path: Path, **settings: Any) -> ServerThread:
+    base = Settings(
+        address="127.0.0.1:0",
+        var_dir=str(tmp_path / "var"),
+        clock=ManualClock(),
+        tick_interval=0.05,
+        http_address="127.0.0.1:0",
+    )
+    for name, value in settings.items():
+        setattr(base, name, value)
+    return ServerThread(base).start()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[ServerThread]:
+    server = start(tmp_path)
+    yield server
+    server.stop()
+
+
+def port(server: ServerThread) -> int:
+    assert server.running is not None
+    return server.running.http_port
+
+
+def seated(server: ServerThread, private: bool = False) -> tuple[str, dict[str, str]]:
+    """A Last Gathering match with every seat filled (sealed orders: a spectator learns only THAT)."""
+    client = server.client()
+    match_id = client.create("last-gathering", PLAYERS, seed=5, private=private).match_id
+    return match_id, {p: client.join(match_id, p) for p in PLAYERS}
+
+
+def get(server: ServerThread, path: str) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read().decode()
+    connection.close()
+    return response.status, body
+
+
+class EventStream:
+    """A raw text/event-stream reader: the status line, then each `data:` message as JSON."""
+
+    def __init__(self, server: ServerThread, path: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port(server)), timeout=30)
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        self.file = self.sock.makefile("rb")
+        self.status = int(self.file.readline().split()[1])
+        while self.file.readline() not in (b"\r\n", b""):
+            pass
+        self.raw = ""
+
+    def next_message(self) -> dict[str, Any]:
+        while True:
+            line = self.file.readline().decode()
+            if not line:
+                raise EOFError("the stream ended")
+            self.raw += line
+            if line.startswith("data: "):
+                message: dict[str, Any] = json.loads(line[len("data: ") :])
+                return message
+
+    def close(self) -> None:
+        self.file.close()
+        self.sock.close()
+
+
+def bot_orders(server: ServerThread, match_id: str, player: str, token: str) -> str:
+    view = server.client().state(match_id, token).view
+    text = get_bot("last-gathering", bot_names("last-gathering")[0])(view, player, random.Random(1))
+    assert text
+    return text
+
+
+def test_the_live_page_works_under_its_own_content_security_policy(browser: Any, live_server: ServerThread) -> None:
+    match_id, _ = seated(live_server)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})  # the policy in force
+    try:
+        strict = context.new_page()
+        blocked: list[str] = []
+        strict.on("console", lambda message: blocked.append(message.text) if message.type == "error" else None)
+        strict.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+        strict.locator("#live-state", has_text="following").wait_for(timeout=30_000)
+        strict.locator("#picture svg").wait_for(timeout=30_000)
+        assert not blocked
+    finally:
+        context.close()
+
+
+def test_the_live_page_shows_a_submission_made_after_it_opened(page: Any, live_server: ServerThread) -> None:
+    match_id, tokens = seated(live_server)
+    page.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+    page.wait_for_function("document.getElementById('live-state').textContent === 'following'")
+    before = int(page.evaluate("document.body.dataset.version"))
+    assert before == live_server.client().state(match_id).version
+    submitted = live_server.client().submit(
+        match_id, tokens["p0"], bot_orders(live_server, match_id, "p0", tokens["p0"])
+    )
+    page.wait_for_function(f"document.body.dataset.version === '{submitted.version}'")
+    assert "p0" in page.inner_text("#caption")
+    page.wait_for_selector("#picture svg")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "live-last-gathering.png"), full_page=True)
+    page.keyboard.press("ArrowLeft")  # the versions before it are still there to step through
+    page.wait_for_function(f"document.body.dataset.version === '{submitted.version - 1}'")
+
+
+def test_a_sealed_submission_is_not_in_the_page_or_its_stream_before_reveal(live_server: ServerThread) -> None:
+    match_id, tokens = seated(live_server)
+    stream = EventStream(live_server, f"/matches/{match_id}/events")
+    try:
+        first = stream.next_message()
+        assert first["steps"], "a stream from nothing starts with every version so far"
+        orders = bot_orders(live_server, match_id, "p1", tokens["p1"])
+        submitted = live_server.client().submit(match_id, tokens["p1"], orders)
+        update = stream.next_message()
+        assert update["steps"][-1]["v"] == submitted.version
+    finally:
+        stream.close()
+    _, page = get(live_server, f"/matches/{match_id}")
+    host = live_server.client()
+    admin = live_server.admin_token
+    sealed = json.loads(host.history(match_id, admin)[submitted.version - 1].json)["event"]
+    assert sealed["type"] == "orders_submitted" and not sealed.get("sealed"), "the host sees the sealed orders"
+    assert "(sealed until the rules reveal it)" in update["steps"][-1]["c"]
+    host_words = [
+        line for entry in host.audit(match_id, admin) if entry.version == submitted.version for line in entry.lines
+    ]
+    data = data_of(page)
+    drawn = unpack(data["fragments"], data["pictures"])[data["steps"][-1]["p"]]
+    assert drawn == render_svg("last-gathering", host.state(match_id).view), "exactly the spectator's picture"
+    for shown in (page, stream.raw):
+        assert orders not in shown and json.dumps(orders)[1:-1] not in shown
+        for line in host_words:
+            if "sealed" not in line:
+                assert line not in shown, "the host's words for the sealed orders reached a spectator"
+
+
+def test_a_private_match_answers_404_like_an_unknown_one(live_server: ServerThread) -> None:
+    private, _ = seated(live_server, private=True)
+    public, _ = seated(live_server)
+    assert get(live_server, f"/matches/{public}")[0] == 200
+    unknown = get(live_server, "/matches/00000000-0000-4000-8000-000000000000")
+    assert unknown[0] == 404
+    for path in (f"/matches/{private}", f"/matches/{private}/events"):
+        assert get(live_server, path) == unknown
+    assert get(live_server, "/matches/not-a-match")[0] == 404
+    assert get(live_server, "/")[0] == 404
+
+
+def test_the_live_page_serves_at_most_max_page_streams_event_streams(tmp_path: Path) -> None:
+    server = start(tmp_path, streams=StreamLimits(max_page_streams=2))
+    try:
+        match_id, _ = seated(server)
+        path = f"/matches/{match_id}/events"
+        opened = [EventStream(server, path), EventStream(server, path)]
+        assert [s.status for s in opened] == [200, 200]
+        status, body = get(server, path)
+        assert status == 503 and "StreamLimits.max_page_streams=2" in body
+        assert get(server, f"/matches/{match_id}")[0] == 200, "the page itself is not an event stream"
+        opened.pop().close()
+        wait_until(lambda: EventStream(server, path).status == 200, "a place is free again")
+        for stream in opened:
+            stream.close()
+    finally:
+        server.stop()
+
+
+def test_the_live_page_is_https_with_the_servers_certificate(tmp_path: Path) -> None:
+    certificates = make_certificates(tmp_path / "tls")
+    server = start(tmp_path, tls_cert=str(certificates.cert), tls_key=str(certificates.key))
+    try:
+        client_ca = ssl.create_default_context(cafile=str(certificates.ca))
+        connection = http.client.HTTPSConnection("127.0.0.1", port(server), timeout=30, context=client_ca)
+        connection.request("GET", "/matches/00000000-0000-4000-8000-000000000000")
+        assert connection.getresponse().status == 404
+        connection.close()
+    finally:
+        server.stop()
+
+
+def test_bad_requests_get_a_clear_status_and_the_server_goes_on(live_server: ServerThread) -> None:
+    def raw(request: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", port(live_server)), timeout=30) as sock:
+            sock.sendall(request)
+            sock.shutdown(socket.SHUT_WR)
+            return b"".join(iter(lambda: sock.recv(65536), b""))
+
+    assert raw(b"POST /matches/x HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 405 ")
+    assert raw(b"nonsense\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+    assert raw(b"GET / HTTP/2.0\r\n\r\n").startswith(b"HTTP/1.1 505 ")
+    assert raw(b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 431 ")
+    assert raw(b"GET /matches/x/events?from=1,2 HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 404 ")
+    match_id, _ = seated(live_server)
+    assert raw(f"GET /matches/{match_id}/events?from=a,b,c HTTP/1.1\r\n\r\n".encode()).startswith(b"HTTP/1.1 400 ")
+    assert get(live_server, f"/matches/{match_id}")[0] == 200
+
+
+def test_plaintext_http_on_a_public_address_is_refused_like_grpc(tmp_path: Path) -> None:
+    from server.errors import StartupRefused
+
+    settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), http_address="0.0.0.0:0")
+    server = ServerThread(settings)
+    try:
+        with pytest.raises(StartupRefused, match="insecure-public"):
+            server.start()
+    finally:
+        server.stop()
+    assert not (tmp_path / "var").exists(), "refused before anything is created"
+
+
+def test_a_rollback_reaches_the_live_page_as_retracted_versions(page: Any, live_server: ServerThread) -> None:
+    match_id, tokens = seated(live_server)
+    before = live_server.client().state(match_id).version
+    submitted = live_server.client().submit(
+        match_id, tokens["p2"], bot_orders(live_server, match_id, "p2", tokens["p2"])
+    )
+    page.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+    page.wait_for_function(f"document.body.dataset.version === '{submitted.version}'")
+    assert page.locator("#timeline line.branch").count() == 0
+    rolled = live_server.client().rollback(match_id, live_server.admin_token, before, "p2 asked to resubmit")
+    page.wait_for_function(f"document.body.dataset.version === '{rolled.version}'")
+    page.locator("#timeline line.branch").first.wait_for(state="attached")  # a tick is 0 px wide: "hidden"
+    assert page.locator("#timeline line.branch").count() == submitted.version - before
+    assert f"rolled back to version {before}" in page.inner_text("#caption")
