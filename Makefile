@@ -48,11 +48,11 @@ test-under-load: proto
 	done
 
 lint: proto
-	$(VENV)/bin/ruff check engine server clients tests bench
-	$(VENV)/bin/ruff format --check engine server clients tests bench
+	$(VENV)/bin/ruff check engine pictures server clients tests bench
+	$(VENV)/bin/ruff format --check engine pictures server clients tests bench
 
 typecheck: proto
-	$(VENV)/bin/mypy engine server clients
+	$(VENV)/bin/mypy engine pictures server clients
 
 # Benchmarks (docs/BENCHMARKS.md): each figure beside its ceiling measured in the same run, written to
 # var/bench.json; under ten minutes. `make bench BENCH_FLAGS=--quick` for a smoke pass, `--only NAME` for one.

@@ -364,7 +364,7 @@ def cmd_token(args: argparse.Namespace, creds: Credentials) -> int:
 
 
 def cmd_picture(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    from clients.pictures import render_svg
+    from pictures import render_svg
 
     state = client.state(args.match, _token(args, creds, args.match), args.at)
     sys.stdout.write(render_svg(state.game, state.view))

@@ -1,7 +1,7 @@
-"""The live page (`matchserver --http HOST:PORT`): the replay viewer of clients/replay.py for a match in
+"""The live page (`matchserver --http HOST:PORT`): the replay viewer of pictures/page.py for a match in
 play, as a spectator sees it, kept up to date by server-sent events.
 
-    GET /matches/<id>          the page: every version so far, pictures packed (clients/replay_pack.py)
+    GET /matches/<id>          the page: every version so far, pictures packed (pictures/pack.py)
     GET /matches/<id>/events   text/event-stream: what is new, each message a packed slice of pictures
 
 Only the spectator's view is ever drawn (game.view and the audit trail for Viewer.spectator()); a private
@@ -9,8 +9,8 @@ match, an unknown one and anything else answer 404, so the page tells nobody tha
 A minimal HTTP/1.1 server inside the server's event loop (asyncio.start_server): one request per
 connection, GET only, a bounded request head, TLS with the gRPC certificate when the server has one.
 
-The pictures come from clients/pictures: pure functions of a view (standard library and engine only), the
-one place the server uses code from clients/ (the page must look the same as `matchctl replay`)."""
+The page and its pictures come from pictures/ (pure functions of a view: standard library and engine
+only), which `matchctl replay` uses too, so the live page looks the same as a replay."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ from urllib.parse import parse_qs, urlsplit
 from cachetools import LRUCache
 
 from engine.contract import Viewer
+from pictures import render_svg
+from pictures.pack import PicturePacker
+from pictures.page import caption, describe, mark_of, replay_html
 from server import audit
 from server.errors import DataLoss, NotFound, PermissionDenied
 from server.live import LiveMatch
@@ -63,7 +66,6 @@ class LiveReplay:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
-        from clients.replay_pack import PicturePacker
 
         self.packer = PicturePacker()
 
@@ -83,8 +85,6 @@ class LiveReplay:
     async def catch_up(self, live: LiveMatch) -> None:
         """Draw the versions past those drawn: views and captions in the loop (the match is not shared
         with threads), the pictures in a thread (pure functions of the views)."""
-        from clients.pictures import render_svg
-        from clients.replay import caption, describe, mark_of
 
         async with self.lock:
             last = live.version
@@ -214,7 +214,6 @@ class LivePages:
         return live
 
     async def _page(self, live: LiveMatch, replay: LiveReplay, writer: asyncio.StreamWriter) -> None:
-        from clients.replay import replay_html
 
         data = replay.since((0, 0, 0))
         title = f"{replay.game} match {live.id} (live, as a spectator)"

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from clients.bots import bot_names, get_bot
-from clients.pictures import render_svg
-from clients.replay import data_of
-from clients.replay_pack import unpack
+from pictures import render_svg
+from pictures.pack import unpack
+from pictures.page import data_of
 from server.app import Settings
 from server.clock import ManualClock
 from server.streams import StreamLimits

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from clients.replay import data_of
-from clients.replay_pack import unpack
+from pictures.pack import unpack
+from pictures.page import data_of
 from tests.browser.conftest import GAMES, SCREENSHOTS
 from tests.support.server import ServerThread
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from clients.bots.cookoff import judge_bot, random_bot
-from clients.pictures import render_svg as render_game
-from clients.pictures.cookoff import render_svg
 from engine.contract import Viewer
 from engine.cookoff import GAME
 from engine.match import LocalMatch
+from pictures import render_svg as render_game
+from pictures.cookoff import render_svg
 
 A, B = "ann", "bob"
 NS = "{http://www.w3.org/2000/svg}"

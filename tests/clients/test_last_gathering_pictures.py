@@ -12,19 +12,19 @@ from typing import Any
 import pytest
 
 from clients.bots.last_gathering import greedy_bot, random_bot
-from clients.pictures import render_svg as render_for_game
-from clients.pictures.last_gathering import (
+from engine.contract import Viewer
+from engine.last_gathering import GAME
+from engine.last_gathering.board import ROTATIONS, frame_spoke_at, spokes
+from engine.last_gathering.config import KINDS
+from engine.match import LocalMatch
+from pictures import render_svg as render_for_game
+from pictures.last_gathering import (
     extra_sheep_spot,
     frame_spoke_segment,
     render_svg,
     section_quadrants,
     tile_spokes,
 )
-from engine.contract import Viewer
-from engine.last_gathering import GAME
-from engine.last_gathering.board import ROTATIONS, frame_spoke_at, spokes
-from engine.last_gathering.config import KINDS
-from engine.match import LocalMatch
 
 PLAYERS = ("Ann", "Bob", "Cy", "Di")
 SVG = "{http://www.w3.org/2000/svg}"

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from clients.bots.mining import greedy_bot, random_bot
-from clients.pictures import render_svg as render_any
-from clients.pictures.mining import initials, render_svg
 from engine.contract import Viewer
 from engine.match import LocalMatch
 from engine.mining import GAME
+from pictures import render_svg as render_any
+from pictures.mining import initials, render_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 PLAYERS = ("Ann", "Bob", "Cy", "Dee", "Eve")

@@ -3,8 +3,8 @@ text is escaped."""
 
 from __future__ import annotations
 
-from clients.replay import Frame, data_of, replay_html
-from clients.replay_pack import PicturePacker, unpack
+from pictures.pack import PicturePacker, unpack
+from pictures.page import Frame, data_of, replay_html
 
 
 def svg(*labels: str) -> str:

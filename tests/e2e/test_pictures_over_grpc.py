@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from clients import cli
-from clients.replay import data_of
-from clients.replay_pack import unpack
+from pictures.pack import unpack
+from pictures.page import data_of
 from tests.support.server import ServerThread
 
 GAMES = ["last-gathering", "cookoff", "mining"]

@@ -57,7 +57,7 @@ h1 { font-size: 1.3em; margin: 0 0 .4em; }
 #live { color: #1d7a2e; margin: 0 0 .4em; }
 """
 
-# The picture of a step: its tags put back together from the packed pictures (clients/replay_pack.py).
+# The picture of a step: its tags put back together from the packed pictures (pictures/pack.py).
 PAGE_SCRIPT = r"""
 "use strict";
 const fragments = [], pictures = [], steps = [];

@@ -7,9 +7,9 @@ import importlib
 from typing import Any
 
 RENDERERS = {
-    "last-gathering": "clients.pictures.last_gathering",
-    "cookoff": "clients.pictures.cookoff",
-    "mining": "clients.pictures.mining",
+    "last-gathering": "pictures.last_gathering",
+    "cookoff": "pictures.cookoff",
+    "mining": "pictures.mining",
 }
 
 
