@@ -221,7 +221,8 @@ def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credential
 def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     try:
         token = _token(args, creds, args.match)
-        start = None if args.json else cli_show.record_start(client.history(args.match, token, page_size=1)[0])
+        first = None if args.json else client.first_record(args.match, token)
+        start = cli_show.record_start(first) if first is not None else None
         updates = client.subscribe(args.match, token, args.from_version, on_resume=_resumed)
         for update in updates:
             event = update.event
@@ -397,7 +398,7 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
     else:
         raise SystemExit("verify needs MATCH or --all")
     failures = 0
-    for index, match_id in enumerate(ids, start=1):
+    for index, match_id in enumerate(cli_show.progress(ids, "verifying"), start=1):
         token = _token(args, creds, match_id)
         kept = [pb.Receipt(**receipt) for receipt in creds.receipts(args.server, match_id)] if args.receipts else []
         report = client.verify(match_id, token, kept)
@@ -474,13 +475,11 @@ def cmd_replay(args: argparse.Namespace, client: MatchClient, creds: Credentials
     token = _token(args, creds, args.match)
     history = client.history(args.match, token)
     frames = []
-    for event in history:
+    for event in cli_show.progress(history, "drawing each version"):
         state = client.state(args.match, token, event.version)
         mark = " (retracted)" if event.retracted else ""
         caption = f"{event.kind} {event.type}{mark}".strip()
         frames.append(Frame(event.version, caption, render_svg(state.game, state.view)))
-        if len(history) > 20 and event.version % 50 == 0:
-            print(f"{event.version}/{len(history)} versions drawn", file=sys.stderr, flush=True)
     who = "spectator" if token is None else (args.as_ or "host")
     sys.stdout.write(replay_html(f"{state.game} match {args.match} as {who}", frames))
     return 0

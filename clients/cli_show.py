@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
+from rich import box
 from rich.console import Console
+from rich.progress import track
 from rich.table import Table
 
 from clients.client import State
@@ -23,6 +25,16 @@ EPOCH = re.compile(r"\b1\d{9}(?:\.\d+)?\b|\b\d{7}\.\d+\b")  # a bare clock readi
 def console() -> Console:
     """Plain text to stdout: no colours, no wrapping to the terminal (output is also piped and compared)."""
     return Console(highlight=False, color_system=None, width=160, soft_wrap=True)
+
+
+T = TypeVar("T")
+
+
+def progress(items: Sequence[T], what: str) -> Iterable[T]:
+    """A progress bar on stderr while a long loop runs (shown on a terminal only; gone when done)."""
+    if len(items) < 2:
+        return items
+    return track(items, description=what, console=Console(stderr=True), transient=True)
 
 
 def seconds(value: float) -> str:
@@ -116,19 +128,27 @@ def results_table(
     out = console()
     rows = results.get("results")
     if not finished or not isinstance(rows, list):
-        out.print(f"match {match_id} ({game}) did not finish")
+        print(f"match {match_id} ({game}) did not finish")
         return
     columns = sorted({key for row in rows for key, value in row.items() if not isinstance(value, (dict, list))})
     columns = [c for c in columns if c not in ("rank", "player")]
-    table = Table(title=f"{game} match {match_id}: finished", title_justify="left")
+    table = Table(
+        title=f"{game} match {match_id}: finished",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+    )
     for name in ("rank", "player", "bot", *columns):
         table.add_column(name, justify="right" if name not in ("player", "bot") else "left")
     for row in sorted(rows, key=lambda r: (r.get("rank", 0), str(r.get("player")))):
         player = str(row.get("player", "?"))
         table.add_row(str(row.get("rank", "?")), player, bots.get(player, ""), *(str(row.get(c, "")) for c in columns))
-    out.print(table)
+    with out.capture() as captured:
+        out.print(table)
+    print("\n".join(line.rstrip() for line in captured.get().splitlines()))
     winners = [str(row.get("player")) for row in rows if row.get("rank") == 1]
-    out.print(f"won by {', '.join(winners)}" if winners else "no winner")
+    print(f"won by {', '.join(winners)}" if winners else "no winner")
 
 
 def _summary(record: Mapping[str, Any]) -> str:
