@@ -19,7 +19,7 @@ from clients.client import State
 from matchserver.v1 import matchserver_pb2 as pb
 
 SUMMARY_WIDTH = 100  # a history or watch line is cut here: `--json` has the whole record
-EPOCH = re.compile(r"\b1\d{9}(?:\.\d+)?\b|\b\d{7}\.\d+\b")  # a bare clock reading inside a trace line
+CLOCK_READING = re.compile(r"\b\d{7,}(?:\.\d+)?\b")  # a match-clock time inside a trace line (Unix time live)
 
 
 def console() -> Console:
@@ -179,10 +179,12 @@ def record_line(event: pb.Event, start: float | None) -> str:
     """One record: version, match-clock offset, kind, type, a summary; `(retracted)` when it was."""
     record = json.loads(event.json) if event.json else {}
     at = record.get("at")
-    offset = f"+{seconds(float(at) - start):>8}" if start is not None and isinstance(at, (int, float)) else " " * 9
+    offset = ""
+    if start is not None and isinstance(at, (int, float)):
+        offset = "+" + seconds(float(at) - start).replace(" ", "")
     mark = " (retracted)" if event.retracted else ""
     what = event.type or record.get("action") or ""
-    return f"{event.version:5d} {offset} {event.kind:8s} {what}{mark} {_summary(record)}".rstrip()
+    return f"{event.version:5d} {offset:>7} {event.kind:8s} {what}{mark} {_summary(record)}".rstrip()
 
 
 def record_start(event: pb.Event) -> float | None:
@@ -201,4 +203,10 @@ def audit_lines(entry: pb.AuditEntry, start: float) -> list[str]:
 
 
 def _offsets(text: str, start: float) -> str:
-    return EPOCH.sub(lambda m: f"+{seconds(float(m.group()) - start)}", text) if start else text
+    """Clock readings at or after the match's start, as offsets from it (smaller numbers are counts)."""
+
+    def offset(found: re.Match[str]) -> str:
+        value = float(found.group())
+        return f"+{seconds(value - start)}" if start and value >= start else found.group()
+
+    return CLOCK_READING.sub(offset, text)
