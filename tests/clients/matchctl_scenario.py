@@ -14,6 +14,7 @@ from tests.support.waiting import wait_until
 
 Run = Callable[[list[str], bool], str]
 GATHER = "I will send 2 workers to the Ganlon tree."  # Ganlon is a tree of round 1 with seed 1
+BOB_GATHER = "I will send 4 workers to the Magost tree."
 MATCH_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -29,7 +30,7 @@ def outputs(run: Run, advance: Callable[[float], None]) -> dict[str, str]:
         if not as_json:
             out["submit" + suffix] = run(["submit", cookoff, "--as", "ann", GATHER], as_json)
         else:
-            out["submit" + suffix] = run(["submit", cookoff, "--as", "bob", "I will send 4 workers to the Magost tree."], as_json)
+            out["submit" + suffix] = run(["submit", cookoff, "--as", "bob", BOB_GATHER], as_json)
         for viewer in ("ann", "bob", "spectator", "host"):
             out[f"state-{viewer}{suffix}"] = run(["state", cookoff, "--as", viewer], as_json)
         out["history" + suffix] = run(["history", cookoff], as_json)
