@@ -337,9 +337,13 @@ class LiveMatch:
             raise IndexError(f"version {version} is outside 0..{self.version}")
         return bool(self._pauses[version])
 
+    def cancelled(self, version: int | None = None) -> bool:
+        """Whether the host had cancelled the match by `version` (default: now)."""
+        return bool(self.cancelled_at) and (version is None or version >= self.cancelled_at)
+
     def status(self, version: int | None = None) -> Status:
         status = self.game.status(self._state if version is None else self.state_at(version))
-        if self.cancelled_at and (version is None or version >= self.cancelled_at):
+        if self.cancelled(version):
             return Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
         return status
 
