@@ -131,3 +131,26 @@ def test_every_subcommand_has_help_with_examples_and_the_overview_lists_games_an
         cli.main(["--help"])
     out = capsys.readouterr().out
     assert "cookoff          bots: random_bot, judge_bot" in out and "MATCHCTL_SERVER" in out
+
+
+def test_simulate_takes_game_seed_and_players_from_a_transcripts_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "match.txt"
+    script.write_text("# game=duel seed=3 players=ann,bob\nann: pick 3\nbob: pick 1\n")
+    assert cli.main(["simulate", "--script", str(script)]) == 0
+    assert json.loads(capsys.readouterr().out)["players"] == ["ann", "bob"]
+    script.write_text("ann: pick 3\n")  # no header and no flags: said, not guessed
+    assert cli.main(["simulate", "--script", str(script)]) == 2
+    assert "simulate needs --game, --players and --seed" in capsys.readouterr().err
+
+
+def test_the_board_says_when_the_match_is_paused(server: ServerThread, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--server", server.address, "--var", server.settings.var_dir]
+    assert cli.main([*base, "create", "duel", "--players", "ann,bob"]) == 0
+    match_id = capsys.readouterr().out.strip()
+    assert cli.main([*base, "pause", match_id, "--reason", "a break"]) == 0
+    capsys.readouterr()
+    assert cli.main([*base, "state", match_id]) == 0
+    board = capsys.readouterr().out
+    assert "(the clock is stopped: paused)" in board and "awaiting:  ann, bob" in board
