@@ -221,6 +221,10 @@ def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credential
 def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     try:
         token = _token(args, creds, args.match)
+        now = client.state(args.match, token)
+        if now.status.finished and args.from_version >= now.version:  # nothing more will ever come
+            print(f"matchctl: the match is over (at version {now.version}); nothing to watch", file=sys.stderr)
+            return 0
         first = None if args.json else client.first_record(args.match, token)
         start = cli_show.record_start(first) if first is not None else None
         updates = client.subscribe(args.match, token, args.from_version, on_resume=_resumed)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from rich import box
@@ -43,7 +44,8 @@ def seconds(value: float) -> str:
 
 def status_lines(status: pb.Status, clock: float) -> list[str]:
     """Phase, who is awaited, time left, paused: what every board starts with."""
-    lines = [f"phase:     {status.phase}" + (" (finished)" if status.finished else "")]
+    over = status.finished and "finished" not in status.phase and "cancelled" not in status.phase
+    lines = [f"phase:     {status.phase}" + (" (finished)" if over else "")]
     if status.finished:
         return lines
     lines.append(f"awaiting:  {', '.join(status.awaiting) or 'nobody'}")
@@ -51,7 +53,10 @@ def status_lines(status: pb.Status, clock: float) -> list[str]:
         lines.append(f"submitted: {', '.join(status.submitted)}")
     if status.HasField("deadline"):
         left = max(0.0, status.deadline - clock)
-        lines.append(f"time left: {seconds(left)}" + (" (the clock is stopped: paused)" if status.paused else ""))
+        spelled = f" ({timedelta(seconds=round(left))})" if left >= 60 else ""
+        lines.append(
+            f"time left: {seconds(left)}{spelled}" + (" (the clock is stopped: paused)" if status.paused else "")
+        )
     elif status.paused:
         lines.append("time left: none (paused)")
     if status.binding:
@@ -59,11 +64,11 @@ def status_lines(status: pb.Status, clock: float) -> list[str]:
     return lines
 
 
-def _scalars(entry: Mapping[str, Any]) -> str:
+def _scalars(entry: Mapping[str, Any], skip: tuple[str, ...] = ("name", "submitted")) -> str:
     """The short public numbers of a player's entry (garnets, gold, reserve...), as `name value` pairs."""
     shown = []
     for key, value in sorted(entry.items()):
-        if key in ("name", "submitted") or isinstance(value, (dict, list)) or value is None:
+        if key in skip or isinstance(value, (dict, list)) or value is None:
             continue
         shown.append(f"{key} {value}")
     return ", ".join(shown)
@@ -118,7 +123,7 @@ def state_board(state: State) -> str:
 def results_lines(rows: Any) -> list[str]:
     if not isinstance(rows, list) or not rows:
         return ["(none)"]
-    return [f"{row.get('rank', '?')}. {row.get('player', '?')}  {_scalars(row)}" for row in rows]
+    return [f"{row.get('rank', '?')}. {row.get('player', '?')}  {_scalars(row, ('rank', 'player'))}" for row in rows]
 
 
 def results_table(
