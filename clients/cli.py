@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from datetime import UTC, datetime, timedelta
@@ -18,13 +19,25 @@ from typing import Any
 
 import grpc
 
-from clients.bots import bot_names, get_bot
-from clients.client import CleartextCredentialError, MatchClient
-from clients.credentials import Credentials
+from clients import cli_show
+from clients.bots import get_bot
+from clients.cli_names import (
+    UsageError,
+    bots_for,
+    check_bots,
+    check_game,
+    check_players,
+    is_prefix,
+    resolve_match,
+    rpc_error_line,
+)
+from clients.cli_parser import build_parser
+from clients.client import CleartextCredentialError, MatchClient, State
+from clients.credentials import Credentials, server_key
 from clients.play import BotSeat, play
+from engine.errors import GameError
 from matchserver.v1 import matchserver_pb2 as pb
 
-DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_SEATS = {"last-gathering": 4, "cookoff": 2, "mining": 5}
 
 
@@ -34,7 +47,7 @@ def _config(text: str | None) -> dict[str, Any]:
     path = Path(text)
     value = json.loads(path.read_text() if path.exists() else text)
     if not isinstance(value, dict):
-        raise SystemExit("--config must be a JSON object (or a file holding one)")
+        raise UsageError("--config must be a JSON object (or a file holding one)")
     return value
 
 
@@ -123,15 +136,57 @@ def cmd_host_key(args: argparse.Namespace, client: MatchClient, creds: Credentia
 def cmd_submit(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     token = _token(args, creds, args.match)
     if token is None:
-        raise SystemExit("submit needs --as PLAYER (a joined player)")
+        raise UsageError("submit needs --as PLAYER (a joined player)")
     reply = client.submit(args.match, token, text=" ".join(args.text), player=args.as_ or "")
     _keep(args, creds, args.match, reply.receipt)
-    print(f"accepted at version {reply.version}; phase: {reply.status.phase}")
+    if args.json:
+        print(f"accepted at version {reply.version}; phase: {reply.status.phase}")
+        return 0
+    state = client.state(args.match, token)
+    for line in submitted_lines(state, reply, args.as_ or state.viewer.removeprefix("player:")):
+        print(line)
     return 0
+
+
+def submitted_lines(state: State, reply: pb.SubmitResponse, player: str) -> list[str]:
+    """What the server understood (the canonical text), whether it is final, and a Cookoff warning."""
+    from engine import codec
+    from engine.registry import get_game
+
+    game = get_game(state.game)
+    understood = None
+    for event in reply.events:
+        cause = json.loads(event.json).get("cause") or {} if event.json else {}
+        if isinstance(cause, dict) and cause.get("actor") == player and "command" in cause:
+            understood = codec.from_json(game.command_types, cause["command"])
+    lines = [f"accepted at version {reply.version}; phase: {reply.status.phase}"]
+    if understood is not None:
+        lines.append(f"understood as: {game.format(understood)}")
+    if reply.status.binding:
+        lines.append("binding: this is your submission for the phase; a second one will be refused")
+    warning = unassigned_harvesters(state.view, understood)
+    if warning:
+        lines.append(warning)
+    return lines
+
+
+def unassigned_harvesters(view: dict[str, Any], command: Any) -> str | None:
+    """Cookoff gathering: harvesters left idle this round (legal, so a warning, not a refusal)."""
+    sends = getattr(command, "sends", None)
+    limit = (view.get("limits") or {}).get("harvesters") if view.get("game") == "cookoff" else None
+    if sends is None or not isinstance(limit, int):
+        return None
+    used = sum(send.count for send in sends)
+    if used >= limit:
+        return None
+    return f"warning: {limit - used} of your {limit} harvesters are unassigned this round (legal; they gather nothing)"
 
 
 def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     state = client.state(args.match, _token(args, creds, args.match), args.at)
+    if not args.json:
+        print(cli_show.state_board(state))
+        return 0
     _print_json(
         {
             "match": state.match_id,
@@ -150,7 +205,12 @@ def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials)
 
 
 def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    for event in client.history(args.match, _token(args, creds, args.match)):
+    events = client.history(args.match, _token(args, creds, args.match))
+    start = cli_show.record_start(events[0]) if events else None
+    for event in events:
+        if not args.json:
+            print(cli_show.record_line(event, start))
+            continue
         mark = " (retracted)" if event.retracted else ""
         print(f"{event.version:5d} {event.kind:8s} {event.type}{mark} {event.json}")
     return 0
@@ -158,13 +218,24 @@ def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credential
 
 def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     try:
-        updates = client.subscribe(args.match, _token(args, creds, args.match), args.from_version, on_resume=_resumed)
+        token = _token(args, creds, args.match)
+        now = client.state(args.match, token)
+        if now.status.finished and args.from_version >= now.version:  # nothing more will ever come
+            print(f"matchctl: the match is over (at version {now.version}); nothing to watch", file=sys.stderr)
+            return 0
+        first = None if args.json else client.first_record(args.match, token)
+        start = cli_show.record_start(first) if first is not None else None
+        updates = client.subscribe(args.match, token, args.from_version, on_resume=_resumed)
         for update in updates:
             event = update.event
-            print(f"{event.version:5d} {event.kind:8s} {event.type} {event.json}", flush=True)
+            if args.json:
+                print(f"{event.version:5d} {event.kind:8s} {event.type} {event.json}", flush=True)
+            else:
+                print(cli_show.record_line(event, start), flush=True)
             if update.HasField("rolled_back_to"):
                 print(f"      rolled back to {update.rolled_back_to}", flush=True)
-            if update.status.finished and args.until_finished:
+            if update.status.finished:  # the match ended: nothing more will come
+                updates.cancel()
                 return 0
     except KeyboardInterrupt:
         return 0
@@ -195,10 +266,12 @@ def cmd_end_phase(args: argparse.Namespace, client: MatchClient, creds: Credenti
 
 
 def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    names = bot_names(args.game)
-    chosen = args.bots.split(",") if args.bots else list(names)
-    players = args.players.split(",") if args.players else None
+    check_game(args.game)  # every name is checked before the match is created
+    chosen = check_bots(args.game, args.bots.split(",")) if args.bots else list(bots_for(args.game))
+    players = check_players(args.players.split(",")) if args.players else None
     if players is None:
+        if args.count is not None and args.count < 1:
+            raise UsageError("--count must be at least 1")
         players = [f"bot{i + 1}" for i in range(args.count or DEFAULT_SEATS.get(args.game, 2))]
     created = client.create(args.game, players, args.seed, _config(args.config))
     creds.set_host(args.server, created.match_id, created.host_token)
@@ -206,16 +279,21 @@ def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credenti
     _keep(args, creds, created.match_id, created.receipt)
     rng = random.Random(args.seed)
     seats = {}
+    assigned: dict[str, str] = {}
     for index, player in enumerate(players):
         joined = client.join_match(created.match_id, player, invitation=invitations[player])
         token = joined.player_token
         creds.set_player(args.server, created.match_id, player, token)
         _keep(args, creds, created.match_id, joined.receipt)
         bot_name = chosen[index % len(chosen)]
+        assigned[player] = bot_name
         seats[player] = BotSeat(player, token, get_bot(args.game, bot_name), random.Random(rng.random()))
         print(f"{player}: {bot_name}", file=sys.stderr)
     final = play(client, created.match_id, created.host_token, seats, log=_log if args.verbose else lambda _: None)
-    _print_json({"match": created.match_id, "game": args.game, "finished": final.status.finished, **final.results})
+    if args.json:
+        _print_json({"match": created.match_id, "game": args.game, "finished": final.status.finished, **final.results})
+    else:
+        cli_show.results_table(created.match_id, args.game, final.status.finished, final.results, assigned)
     return 0 if final.status.finished else 1
 
 
@@ -227,15 +305,31 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from engine.registry import get_game
     from engine.transcript import ScriptError, simulate
 
-    game = get_game(args.game)
     lines = Path(args.script).read_text().splitlines() if args.script != "-" else sys.stdin.read().splitlines()
+    header = _script_header(lines)
+    game_name = args.game or header.get("game")
+    players = args.players or header.get("players")
+    seed = args.seed if args.seed is not None else header.get("seed")
+    if not game_name or not players or seed is None:
+        raise UsageError(
+            "simulate needs --game, --players and --seed, or a script whose first line is "
+            "`# game=NAME seed=N players=A,B` (as `matchctl transcript` writes)"
+        )
+    game = get_game(check_game(game_name))
     try:
-        result = simulate(game, args.players.split(","), args.seed, lines, _config(args.config))
+        result = simulate(game, check_players(players.split(",")), int(seed), lines, _config(args.config))
     except ScriptError as exc:
         print(f"matchctl simulate: {exc}", file=sys.stderr)
         return 2
     _print_json(result)
     return 0
+
+
+def _script_header(lines: list[str]) -> dict[str, str]:
+    """The `# game=... seed=... players=...` first line of a transcript, as fields."""
+    if not lines or not lines[0].startswith("#"):
+        return {}
+    return dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
 
 
 def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
@@ -283,7 +377,12 @@ def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credent
 
 
 def cmd_audit(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    for entry in client.audit(args.match, _token(args, creds, args.match), args.at):
+    entries = client.audit(args.match, _token(args, creds, args.match), args.at)
+    start = entries[0].at if entries else 0.0
+    for entry in entries:
+        if not args.json:
+            print("\n".join(cli_show.audit_lines(entry, start)))
+            continue
         mark = " [retracted]" if entry.retracted else ""
         who = f" by {entry.actor}" if entry.actor else ""
         said = f": {entry.input}" if entry.input else ""
@@ -301,7 +400,7 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
     else:
         raise SystemExit("verify needs MATCH or --all")
     failures = 0
-    for index, match_id in enumerate(ids, start=1):
+    for index, match_id in enumerate(cli_show.progress(ids, "verifying"), start=1):
         token = _token(args, creds, match_id)
         kept = [pb.Receipt(**receipt) for receipt in creds.receipts(args.server, match_id)] if args.receipts else []
         report = client.verify(match_id, token, kept)
@@ -376,7 +475,7 @@ def cmd_replay(args: argparse.Namespace, client: MatchClient, creds: Credentials
 
     token = _token(args, creds, args.match)
     who = "spectator" if token is None else (args.as_ or "host")
-    sys.stdout.write(replay_from_server(client, args.match, token, who))
+    sys.stdout.write(replay_from_server(client, args.match, token, who, cli_show.progress))
     return 0
 
 
@@ -411,110 +510,6 @@ def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="matchctl", description=__doc__)
-    parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
-    parser.add_argument("--var", default="var", help="the server's data folder, for its admin token")
-    parser.add_argument("--tls", action="store_true", help="connect with TLS (the system's trusted roots)")
-    parser.add_argument("--ca", help="PEM file of the certificate authority to trust (implies --tls)")
-    parser.add_argument(
-        "--insecure", action="store_true", help="send tokens in clear text to a non-loopback server anyway"
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def with_match(name: str, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text)
-        p.add_argument("match")
-        p.add_argument("--as", dest="as_", help="PLAYER, host or spectator (default: host if known)")
-        p.add_argument("--token", help="use this token instead of the saved ones")
-        return p
-
-    p = sub.add_parser("create", help="create a match; you become its host")
-    p.add_argument("game")
-    p.add_argument("--players", required=True, help="comma-separated seat names")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--config", help="JSON object or file of configuration overrides")
-    p.add_argument("--private", action="store_true", help="spectators may not watch")
-    p = sub.add_parser("join", help="claim a seat with its invitation (or fill it as host); saves the token")
-    p.add_argument("match")
-    p.add_argument("player")
-    p.add_argument("--invitation", help="the seat's invitation code, from the host")
-    p.add_argument("--reissue", action="store_true", help="host: give a claimed seat a new token")
-    p.add_argument("--yes", action="store_true", help="do not ask before --reissue")
-    p.add_argument("--token", help="the host's token (default: the saved one)")
-    p = sub.add_parser("invite", help="host: a new invitation for a seat (the old one stops working)")
-    p.add_argument("match")
-    p.add_argument("player")
-    p.add_argument("--token")
-    p = sub.add_parser("host-key", help="admin: create, list or revoke host keys (who may create matches)")
-    p.add_argument("action", choices=("create", "list", "revoke"))
-    p.add_argument("name", nargs="?", help="create: who the key is for; revoke: the key id")
-    p.add_argument("--reason", default="", help="revoke: why")
-    p = with_match("submit", "submit a text command as a player")
-    p.add_argument("text", nargs="+")
-    p = with_match("state", "the match as you may see it")
-    p.add_argument("--at", type=int, help="a past version")
-    with_match("history", "the event log as you may see it")
-    p = with_match("watch", "follow the match live")
-    p.add_argument("--from", dest="from_version", type=int, default=0)
-    p.add_argument("--until-finished", action="store_true")
-    sub.add_parser("list", help="the matches on the server")
-    p = with_match("end-phase", "host: end the current phase now (defaults apply)")
-    p.add_argument("--reason", default="ended by the host")
-    with_match(
-        "transcript",
-        "write a recorded match as a transcript (PLAYER: text lines); not a fork nor one reopened with a new seed",
-    )
-    for action, text in (("pause", "stop the match clock"), ("resume", "restart the match clock")):
-        p = with_match(action, f"host: {text}")
-        p.add_argument("--reason", default="")
-    p = with_match("extend", "host: give the current phase more time")
-    p.add_argument("--seconds", type=float, required=True)
-    p.add_argument("--reason", default="")
-    p = with_match("audit", "the ruling trace of every resolution, as you may see it")
-    p.add_argument("--at", type=int, help="only up to this version")
-    p = sub.add_parser("verify", help="re-run every recorded command with the current engine")
-    p.add_argument("match", nargs="?")
-    p.add_argument("--all", action="store_true", help="every match on the server (admin token)")
-    p.add_argument(
-        "--receipts", action="store_true", help="also prove the log still holds every write receipt kept here"
-    )
-    p.add_argument("--as", dest="as_", default="host")
-    p.add_argument("--token")
-    p = with_match("rollback", "host: retract everything after a version (kept in the log)")
-    p.add_argument("--to", type=int, required=True)
-    p.add_argument("--reason", required=True)
-    p.add_argument("--reopen", action="store_true", help="needed for a finished match: play on with a new seed")
-    p = with_match("fork", "host: a new match starting as this one stood at a version")
-    p.add_argument("--at", type=int, required=True)
-    p.add_argument("--reason", default="")
-    p = with_match("settle", "host: record a decision the rules leave to the host (e.g. a tie)")
-    p.add_argument("--reason", required=True, help="the decision")
-    p = sub.add_parser(
-        "token", help="keep a token you were given: admin TOKEN | host MATCH TOKEN | player MATCH NAME TOKEN"
-    )
-    p.add_argument("role", choices=("admin", "host-key", "host", "player"))
-    p.add_argument("values", nargs="+")
-    p = with_match("picture", "the board as SVG, as you may see it")
-    p.add_argument("--at", type=int, help="a past version")
-    with_match("replay", "a self-contained HTML replay of the match (pictures at every version)")
-    p = sub.add_parser("play-bots", help="create a match and play it with example bots over gRPC")
-    p.add_argument("--game", required=True)
-    p.add_argument("--players", help="comma-separated seat names (default: the game's default count)")
-    p.add_argument("--count", type=int, help="number of seats (default: the game's usual count)")
-    p.add_argument("--bots", help="comma-separated bot names, assigned round-robin")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--config", help="JSON object or file of configuration overrides")
-    p.add_argument("--verbose", "-v", action="store_true")
-    p = sub.add_parser("simulate", help="play a transcript in process (no server) and print the result JSON")
-    p.add_argument("--game", required=True)
-    p.add_argument("--players", required=True)
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--config")
-    p.add_argument("--script", required=True, help="file of PLAYER: text lines, or - for stdin")
-    return parser
-
-
 COMMANDS = {
     "create": cmd_create,
     "join": cmd_join,
@@ -537,12 +532,41 @@ COMMANDS = {
     "resume": cmd_host_action,
     "extend": cmd_host_action,
     "settle": cmd_host_action,
+    "cancel": cmd_host_action,
     "fork": cmd_fork,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; every failure is one line on stderr (MATCHCTL_DEBUG=1 re-raises, for a traceback)."""
+    args = build_parser(__doc__).parse_args(argv)
+    try:
+        return _run(args)
+    except UsageError as exc:
+        print(f"matchctl: {exc}", file=sys.stderr)
+        return 2
+    except grpc.RpcError as exc:
+        print(f"matchctl: {rpc_error_line(exc, args.server)}", file=sys.stderr)
+        return 1
+    except CleartextCredentialError as exc:
+        print(f"matchctl: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except (GameError, OSError, ValueError, KeyError) as exc:
+        if os.environ.get("MATCHCTL_DEBUG"):
+            raise
+        said = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"matchctl: {said}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # never a traceback for a person: one line, and how to see more
+        if os.environ.get("MATCHCTL_DEBUG"):
+            raise
+        print(f"matchctl: unexpected {type(exc).__name__}: {exc} (MATCHCTL_DEBUG=1 shows where)", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "simulate":
         return cmd_simulate(args)
     creds = Credentials()
@@ -551,20 +575,26 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ca = Path(args.ca).read_bytes() if args.ca else None
     except OSError as exc:
-        print(f"matchctl: cannot read --ca {args.ca}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot read --ca {args.ca}: {exc.strerror or exc}") from exc
     host_credential = creds.host_credential(args.server, args.var)
     with MatchClient(
         args.server, tls=args.tls, ca=ca, insecure=args.insecure, host_credential=host_credential
     ) as client:
-        try:
-            return COMMANDS[args.command](args, client, creds)
-        except grpc.RpcError as exc:
-            print(f"matchctl: {exc.code().name}: {exc.details()}", file=sys.stderr)
-            return 1
-        except CleartextCredentialError as exc:
-            print(f"matchctl: {exc}", file=sys.stderr)
-            return 2
+        if getattr(args, "match", None) and is_prefix(args.match):
+            args.match = resolve_match(args.match, _own_matches(args, client, creds))
+        return COMMANDS[args.command](args, client, creds)
+
+
+def _own_matches(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> list[str]:
+    """The ids the caller has: those kept in the credentials file, and the server's listing for them."""
+    kept = list(creds.data.get(server_key(args.server), {}).get("matches", {}))
+    try:
+        listed = [match.match_id for match in client.list_matches()]
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.PERMISSION_DENIED and exc.code() != grpc.StatusCode.UNAUTHENTICATED:
+            raise
+        listed = []
+    return kept + listed
 
 
 if __name__ == "__main__":

@@ -286,6 +286,12 @@ class MatchClient:
             if not page_token:
                 return events
 
+    def first_record(self, match_id: str, token: str | None = None) -> pb.Event | None:
+        """The match's first record (its start time, for offsets), in one small call."""
+        request = pb.HistoryRequest(match_id=match_id, page_size=1)
+        reply = self.stub.History(request, metadata=self._auth(token), timeout=self.timeout)
+        return reply.events[0] if reply.events else None
+
     def subscribe(
         self,
         match_id: str,

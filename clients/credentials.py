@@ -2,6 +2,8 @@
 
 Default `~/.config/matchctl/credentials.json` (or $MATCHCTL_CREDENTIALS), readable by its owner only.
 The server's admin token is also read from the server's `var/admin.token` when it is on this machine.
+Entries are keyed by server address; the loopback names of one port (`localhost`, `127.0.0.1`, `[::1]`)
+are one server, kept under `127.0.0.1:PORT` (a file written under several of them is merged on reading).
 It also keeps the receipts of the writes it made (per server and match): `matchctl verify MATCH
 --receipts` sends them, and the server proves its log still holds each one unchanged.
 """
@@ -14,6 +16,40 @@ from pathlib import Path
 from typing import Any
 
 RECEIPTS_KEPT = 50  # per match: the latest prove the most (a receipt binds every record before it)
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def server_key(server: str) -> str:
+    """The key a server's entries are kept under: one for every loopback name of the same port."""
+    host, sep, port = server.rpartition(":")
+    if not sep:
+        return server
+    return f"127.0.0.1:{port}" if host.lower() in LOOPBACK_NAMES else server
+
+
+def _merge(into: dict[str, Any], other: dict[str, Any]) -> None:
+    """Merge one server entry into another, losing no token: tables merge, a value already set stays."""
+    for name, value in other.items():
+        if name == "receipts" and isinstance(value, list):
+            seen = {int(r["version"]): r for r in [*value, *into.get(name, [])]}
+            into[name] = [seen[v] for v in sorted(seen)][-RECEIPTS_KEPT:]
+        elif isinstance(value, dict) and isinstance(into.get(name), dict):
+            _merge(into[name], value)
+        else:
+            into.setdefault(name, value)
+
+
+def merged_by_server(data: dict[str, Any]) -> dict[str, Any]:
+    """The file's entries with every loopback name of a port under one key."""
+    out: dict[str, Any] = {}
+    for server in sorted(data, key=lambda name: server_key(name) != name):  # the canonical key's values win
+        entry = data[server]
+        key = server_key(server)
+        if key in out and isinstance(entry, dict):
+            _merge(out[key], entry)
+        else:
+            out[key] = entry
+    return out
 
 
 def default_path() -> Path:
@@ -24,7 +60,7 @@ def default_path() -> Path:
 class Credentials:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
-        self.data: dict[str, Any] = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.data: dict[str, Any] = merged_by_server(json.loads(self.path.read_text())) if self.path.exists() else {}
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,7 +68,7 @@ class Credentials:
         self.path.chmod(0o600)
 
     def _match(self, server: str, match_id: str) -> dict[str, Any]:
-        matches = self.data.setdefault(server, {}).setdefault("matches", {})
+        matches = self.data.setdefault(server_key(server), {}).setdefault("matches", {})
         entry: dict[str, Any] = matches.setdefault(match_id, {"players": {}})
         return entry
 
@@ -56,22 +92,22 @@ class Credentials:
         return dict(self._match(server, match_id)["players"])
 
     def admin(self, server: str, var_dir: str = "var") -> str | None:
-        stored = self.data.get(server, {}).get("admin")
+        stored = self.data.get(server_key(server), {}).get("admin")
         if stored:
             return str(stored)
         path = Path(var_dir) / "admin.token"
         return path.read_text().strip() if path.exists() else None
 
     def set_admin(self, server: str, token: str) -> None:
-        self.data.setdefault(server, {})["admin"] = token
+        self.data.setdefault(server_key(server), {})["admin"] = token
         self.save()
 
     def host_key(self, server: str) -> str | None:
-        stored = self.data.get(server, {}).get("host_key")
+        stored = self.data.get(server_key(server), {}).get("host_key")
         return str(stored) if stored else None
 
     def set_host_key(self, server: str, key: str) -> None:
-        self.data.setdefault(server, {})["host_key"] = key
+        self.data.setdefault(server_key(server), {})["host_key"] = key
         self.save()
 
     def host_credential(self, server: str, var_dir: str = "var") -> str | None:

@@ -457,6 +457,8 @@ def _results_json(live: LiveMatch, version: int) -> str:
     the end they could hold what some viewer may not see yet."""
     if not live.status(version).finished:
         return ""
+    if live.cancelled(version):  # over with no result: the game's results of an unfinished game would tell secrets
+        return json.dumps({"cancelled": True, "results": []}, sort_keys=True)
     return json.dumps(live.game.results(live.state_at(version)), sort_keys=True)
 
 

@@ -229,6 +229,9 @@ class LiveMatch:
         # The last version at which the match was finished (0: never). Whatever was public then (the seeds
         # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
         self.finished_last = 0
+        # The version of the host's `cancel` record (0: not cancelled): from it on the match is over with no
+        # result, whatever its game state says. A cancel is final: no rollback undoes it.
+        self.cancelled_at = 0
         # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
         self.requests = RequestVersions()
 
@@ -334,8 +337,15 @@ class LiveMatch:
             raise IndexError(f"version {version} is outside 0..{self.version}")
         return bool(self._pauses[version])
 
+    def cancelled(self, version: int | None = None) -> bool:
+        """Whether the host had cancelled the match by `version` (default: now)."""
+        return bool(self.cancelled_at) and (version is None or version >= self.cancelled_at)
+
     def status(self, version: int | None = None) -> Status:
-        return self.game.status(self._state if version is None else self.state_at(version))
+        status = self.game.status(self._state if version is None else self.state_at(version))
+        if self.cancelled(version):
+            return Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
+        return status
 
     # --- states at earlier versions ---------------------------------------------------------------
 
@@ -455,6 +465,8 @@ class LiveMatch:
             self.clock_offset = float(record["offset"])
         if kind == "host" and record.get("action") == "pause":
             self.paused_at = float(record["at"])
+        elif kind == "host" and record.get("action") == "cancel":
+            self.cancelled_at = version
         elif kind == "host" and record.get("action") == "resume":
             self.paused_at = None
         elif kind == "host" and record.get("action") == "extend" and self.paused_at is not None:

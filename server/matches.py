@@ -647,6 +647,8 @@ class Matches:
                 return again
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(f"stale version: the match is at version {live.version}, not {expected_version}")
+            if live.cancelled_at:
+                raise GameError("the match was cancelled by the host: it takes no more submissions")
             if live.paused_at is not None:
                 raise GameError("the match is paused by the host; submissions wait until it resumes")
             now = self.now(live)
@@ -694,6 +696,8 @@ class Matches:
 
     async def _expire_due(self, live: LiveMatch, now: float) -> int:
         written = 0
+        if live.cancelled_at:  # no deadline applies to a cancelled match
+            return 0
         while rules.is_due(live.game, live.state, now):
             deadline = live.status().deadline
             assert deadline is not None
@@ -741,6 +745,8 @@ class Matches:
                     f"version {to} is inside the records of one command, deadline or host action; "
                     f"roll back to the nearest batch end before it, {before}, or after it, {after}"
                 )
+            if live.cancelled_at:
+                raise GameError("the match was cancelled by the host: a cancel is final (fork it to play on)")
             finished = live.status().finished
             if finished and not reopen:
                 raise GameError(
@@ -770,7 +776,8 @@ class Matches:
         expected_version: int | None = None,
         tag: RequestTag | None = None,
     ) -> Accepted:
-        """Pause, resume, extend or settle: an audited host record (all but settle move the match clock)."""
+        """Pause, resume, extend, settle or cancel: an audited host record (pause, resume and extend move the
+        match clock; cancel ends the match with no result, for good)."""
 
         async def act(live: LiveMatch) -> Accepted:
             viewer, caller, again = await self._as_host(live, token, tag)
@@ -792,6 +799,9 @@ class Matches:
             elif action == "settle":  # the host's decision where the rules leave it to them (e.g. MN-5 ties)
                 if not reason.strip():
                     raise BadRequest("settle needs the decision, as the reason")
+            elif action == "cancel":
+                if not reason.strip():
+                    raise BadRequest("cancel needs a reason (it is kept in the match's log)")
             elif action == "extend":
                 check_extend_seconds(seconds, self.limits)
                 if seconds <= 0:

@@ -62,7 +62,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThr
     settings = Settings(address="127.0.0.1:0", var_dir=str(var), clock=ManualClock(), tick_interval=0.05)
     server = ServerThread(settings).start()
     matches = {
-        game: json.loads(matchctl(server, "play-bots", "--game", game, "--seed", "3"))["match"] for game in GAMES
+        game: json.loads(matchctl(server, "play-bots", "--json", "--game", game, "--seed", "3"))["match"] for game in GAMES
     }
     yield server, matches
     server.stop()
@@ -95,7 +95,7 @@ def replays(played: tuple[ServerThread, dict[str, str]], tmp_path_factory: pytes
 def rolled_back(played: tuple[ServerThread, dict[str, str]], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished mining match the host rolled back to version 30 (reopening it): its replay page."""
     server, _ = played
-    match_id = json.loads(matchctl(server, "play-bots", "--game", "mining", "--seed", "4"))["match"]
+    match_id = json.loads(matchctl(server, "play-bots", "--json", "--game", "mining", "--seed", "4"))["match"]
     server.client().rollback(match_id, server.admin_token, 30, "a ruling to take back", reopen=True)
     page = tmp_path_factory.mktemp("rolled") / "rolled-back.html"
     page.write_text(matchctl(server, "replay", match_id, "--as", "spectator"), encoding="utf-8")

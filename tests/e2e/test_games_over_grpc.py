@@ -28,7 +28,18 @@ def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     clock = ManualClock()
     server = make_server(tmp_path, clock)
     code = cli.main(
-        ["--server", server.address, "--var", server.settings.var_dir, "play-bots", "--game", game_name, "--seed", "7"]
+        [
+            "--server",
+            server.address,
+            "--var",
+            server.settings.var_dir,
+            "play-bots",
+            "--game",
+            game_name,
+            "--seed",
+            "7",
+            "--json",
+        ]
     )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["finished"] is True

@@ -25,9 +25,9 @@ def test_a_host_and_players_drive_a_match_from_the_command_line(
     assert run(capsys, server, "join", match_id, "ann")[0] == 0
     assert run(capsys, server, "join", match_id, "bob")[0] == 0
     assert run(capsys, server, "submit", match_id, "--as", "ann", "pick", "3")[0] == 0
-    code, out = run(capsys, server, "state", match_id, "--as", "bob")
+    code, out = run(capsys, server, "state", match_id, "--as", "bob", "--json")
     assert code == 0 and json.loads(out)["view"]["my_picks"] == {}
-    code, out = run(capsys, server, "state", match_id)  # the host, by the saved host token
+    code, out = run(capsys, server, "state", match_id, "--json")  # the host, by the saved host token
     assert json.loads(out)["viewer"] == "host" and json.loads(out)["view"]["my_picks"] == {"ann": 3}
     assert run(capsys, server, "submit", match_id, "--as", "bob", "pick", "1")[0] == 0
     code, out = run(capsys, server, "history", match_id, "--as", "spectator")
@@ -46,7 +46,7 @@ def test_the_admin_token_under_var_lets_the_server_machine_act_as_host(
     code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
     match_id = out.strip()
     Path(cli.Credentials().path).unlink()  # forget the host token: only var/admin.token is left
-    code, out = run(capsys, server, "state", match_id)
+    code, out = run(capsys, server, "state", match_id, "--json")
     assert json.loads(out)["viewer"] == "host"
     assert run(capsys, server, "end-phase", match_id, "--reason", "test")[0] == 0
 
@@ -72,7 +72,7 @@ def test_a_token_given_by_hand_is_kept_and_used(server: ServerThread, capsys: py
     assert host
     Path(cli.Credentials().path).unlink()
     assert run(capsys, server, "--var", "/nonexistent", "token", "host", match_id, host)[0] == 0
-    code, out = run(capsys, server, "--var", "/nonexistent", "state", match_id)
+    code, out = run(capsys, server, "--var", "/nonexistent", "state", match_id, "--json")
     assert json.loads(out)["viewer"] == "host"
 
 
@@ -91,11 +91,11 @@ def test_matchctl_manages_host_keys_invitations_and_reissues(
     code, invitation = run(capsys, server, "invite", match_id, "ann")
     assert code == 0
     assert run(capsys, server, "join", match_id, "ann", "--invitation", invitation.strip())[0] == 0
-    code, out = run(capsys, server, "state", match_id, "--as", "ann")
+    code, out = run(capsys, server, "state", match_id, "--as", "ann", "--json")
     assert json.loads(out)["viewer"] == "player:ann"
     monkeypatch.setattr("builtins.input", lambda prompt: "n")  # the host is asked before a re-issue...
     assert run(capsys, server, "join", match_id, "ann", "--reissue")[0] == 1
-    code, out = run(capsys, server, "state", match_id, "--as", "ann")
+    code, out = run(capsys, server, "state", match_id, "--as", "ann", "--json")
     assert code == 0  # ...and said no: ann's token still acts
     assert run(capsys, server, "join", match_id, "ann", "--reissue", "--yes")[0] == 0
     key_id = next(line.split()[0] for line in run(capsys, server, "host-key", "list")[1].splitlines())
@@ -103,5 +103,5 @@ def test_matchctl_manages_host_keys_invitations_and_reissues(
     assert code == 0 and "revoked" in out
     code, _ = run(capsys, server, "create", "duel", "--players", "ann,bob")
     assert code == 1  # the saved key no longer creates matches
-    code, out = run(capsys, server, "state", match_id)  # the match's own host token still acts
+    code, out = run(capsys, server, "state", match_id, "--json")  # the match's own host token still acts
     assert code == 0 and json.loads(out)["viewer"] == "host"

@@ -24,7 +24,7 @@ def run(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) ->
 def test_pictures_and_a_replay_of_a_whole_match(
     game: str, server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    match_id = json.loads(run(server, capsys, "play-bots", "--game", game, "--seed", "3"))["match"]
+    match_id = json.loads(run(server, capsys, "play-bots", "--game", game, "--seed", "3", "--json"))["match"]
     picture = ET.fromstring(run(server, capsys, "picture", match_id, "--as", "spectator"))
     assert picture.tag.endswith("svg") and picture.get("viewBox")
     early = run(server, capsys, "picture", match_id, "--as", "spectator", "--at", "3")

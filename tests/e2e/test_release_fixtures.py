@@ -83,9 +83,9 @@ def test_a_stored_release_starts_verifies_and_its_saved_tokens_still_act(
     for note in VERIFY_NOTES[(root / "release.name").read_text()]:
         assert note in out  # e.g. release 10's records keep their SHA-256 links, and replay as recorded
     gathering = (root / "last-gathering.id").read_text().strip()
-    code, out = matchctl(release, capsys, "state", gathering)  # the saved host token
+    code, out = matchctl(release, capsys, "state", gathering, "--json")  # the saved host token
     assert code == 0 and json.loads(out)["viewer"] == "host"
-    code, out = matchctl(release, capsys, "state", gathering, "--as", "p3")  # a saved seat token
+    code, out = matchctl(release, capsys, "state", gathering, "--as", "p3", "--json")  # a saved seat token
     assert code == 0 and json.loads(out)["viewer"] == "player:p3"
     code, out = matchctl(release, capsys, "list")
     assert code == 0 and gathering in out

@@ -1,0 +1,82 @@
+"""`matchctl`'s outputs of a seeded match, against the golden files in tests/golden/matchctl/.
+
+The readable outputs (`NAME.txt`) are this release's; rewrite them with MATCHCTL_UPDATE_GOLDEN=1 after a
+deliberate change. The `--json` outputs (`NAME.json.txt`) were written by matchctl as it was before
+readable output became the default: they are the bytes `--json` must keep, and are never rewritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clients import cli
+from server.clock import ManualClock
+from tests.clients.matchctl_scenario import outputs
+from tests.conftest import make_server
+
+GOLDEN = Path(__file__).parent.parent / "golden" / "matchctl"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The scenario, played once for every test here, on its own server and credentials file."""
+    folder = tmp_path_factory.mktemp("golden")
+    clock = ManualClock()
+    server = make_server(folder, clock)
+    saved = os.environ.get("MATCHCTL_CREDENTIALS")
+    os.environ["MATCHCTL_CREDENTIALS"] = str(folder / "credentials.json")
+
+    def run(args: list[str], as_json: bool) -> str:
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(io.StringIO()):
+            cli.main(["--server", server.address, "--var", server.settings.var_dir, *args, *(["--json"] * as_json)])
+        return printed.getvalue()
+
+    try:
+        yield outputs(run, clock.advance)
+    finally:
+        server.stop()
+        if saved is not None:
+            os.environ["MATCHCTL_CREDENTIALS"] = saved
+
+
+def test_every_output_of_the_seeded_match_is_its_golden_file(played: dict[str, str]) -> None:
+    if os.environ.get("MATCHCTL_UPDATE_GOLDEN"):
+        for name, text in played.items():
+            if not name.endswith(".json.txt"):
+                (GOLDEN / name).write_text(text)
+    kept = {path.name for path in GOLDEN.iterdir()}
+    assert kept == set(played)
+    for name, text in played.items():
+        assert text == (GOLDEN / name).read_text(), f"{name} differs from tests/golden/matchctl/{name}"
+
+
+def test_the_readable_board_shows_time_left_and_only_the_viewers_own_sealed_part(played: dict[str, str]) -> None:
+    ann, bob, spectator = played["state-ann.txt"], played["state-bob.txt"], played["state-spectator.txt"]
+    assert "time left: 225 s" in ann and "1000240" not in ann  # seconds left, not an epoch
+    assert "Ganlon" in ann.split("your part:")[1]  # ann's sealed harvesters are hers to see...
+    assert "Ganlon" not in bob and "Ganlon" not in spectator  # ...and no one else's
+    assert "as spectator" in spectator and "your part:" not in spectator
+
+
+def test_submit_says_what_was_understood_that_it_binds_and_what_is_left_unassigned(played: dict[str, str]) -> None:
+    said = played["submit.txt"]
+    assert "understood as: I will send 2 workers to the Ganlon tree." in said
+    assert "binding:" in said and "a second one will be refused" in said
+    assert "2 of your 4 harvesters are unassigned" in said
+
+
+def test_play_bots_names_the_winner_and_history_is_one_short_line_per_record(played: dict[str, str]) -> None:
+    table = played["play-bots.txt"]
+    winner = table.strip().splitlines()[-1]
+    assert winner.startswith("won by bot") and winner.split()[-1] in table.split("rank")[1].splitlines()[2]
+    history = played["history.txt"].splitlines()
+    assert [int(line.split()[0]) for line in history] == list(range(1, len(history) + 1))
+    assert all(len(line) <= 160 for line in history)
+    assert played["watch.txt"].splitlines()[-1].split()[3] == "match_finished"  # and watch stopped there
