@@ -62,7 +62,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThr
     settings = Settings(address="127.0.0.1:0", var_dir=str(var), clock=ManualClock(), tick_interval=0.05)
     server = ServerThread(settings).start()
     matches = {
-        game: json.loads(matchctl(server, "play-bots", "--json", "--game", game, "--seed", "3"))["match"] for game in GAMES
+        game: json.loads(matchctl(server, "play-bots", "--json", "--game", game, "--seed", "3"))["match"]
+        for game in GAMES
     }
     yield server, matches
     server.stop()
