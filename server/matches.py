@@ -134,7 +134,6 @@ class Matches:
         self._changed = Changes()  # wakes a match's streams (server/fanout.py)
         self.streams = StreamRegistry(stream_limits)  # the open Subscribe streams, to end them on purpose
         self.access = Access(admin_token, quotas or HostQuotas())  # who calls (SECURITY.md)
-        self._created_by_request: dict[tuple[str, str], uuid.UUID] = {}  # (creator, request_id) -> match
         self.chain_key = chain_key
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
 
@@ -182,10 +181,7 @@ class Matches:
         cached = self._cache.get(match_id)
         if cached is not None:
             if self.refresh_every is not None and time.monotonic() - self._fresh.get(match_id, 0) >= self.refresh_every:
-                try:
-                    await self._catch_up(cached)
-                except UnreadableRecord as exc:
-                    raise self._quarantine(exc, cached.records[: exc.version - 1]) from None
+                await self._catch_up(cached)
             return cached
         read_at = time.monotonic()
         try:
@@ -241,17 +237,21 @@ class Matches:
         return dict(self._quarantined)
 
     async def _catch_up(self, live: LiveMatch) -> None:
-        """Apply what other processes appended since this copy was read."""
+        """Apply what other processes appended since this copy was read. A record that cannot be read
+        or applied quarantines the match (DataLoss)."""
         self._fresh[live.id] = time.monotonic()
         after = live.version
-        newer = await self._io(self.store.read, live.id, after)
-        applied = False
-        for version, record in enumerate(newer, start=after + 1):
-            if live.version < version:  # idempotent by version: our own append may have applied it already
-                _apply(live, version, record)
-                applied = True
-                if record["kind"] == "joined":
-                    self.access.token_owner[record["token"]] = live.id
+        try:
+            newer = await self._io(self.store.read, live.id, after)
+            applied = False
+            for version, record in enumerate(newer, start=after + 1):
+                if live.version < version:  # idempotent by version: our own append may have applied it already
+                    _apply(live, version, record)
+                    applied = True
+                    if record["kind"] == "joined":
+                        self.access.token_owner[record["token"]] = live.id
+        except UnreadableRecord as exc:
+            raise self._quarantine(exc, live.records[: exc.version - 1]) from None
         if applied:
             self._changed.notify(live.id)
 
@@ -283,18 +283,15 @@ class Matches:
                 return
             try:
                 await self._catch_up(live)
-            except UnreadableRecord as exc:
-                self._quarantine(exc, live.records[: exc.version - 1])
+            except DataLoss:  # quarantined, and its streams ended with the reason
+                return
 
     async def _was_behind(self, live: LiveMatch) -> bool:
         """On a shared store: whether this copy lacked records another process had appended (now applied)."""
         if self.refresh_every is None or self._cache.get(live.id) is not live:
             return False
         before = live.version
-        try:
-            await self._catch_up(live)
-        except UnreadableRecord as exc:
-            raise self._quarantine(exc, live.records[: exc.version - 1]) from None
+        await self._catch_up(live)
         return live.version > before
 
     def on_notification_gap(self) -> None:
@@ -435,12 +432,9 @@ class Matches:
         except UnknownToken:
             await self.refresh_identities()  # a host key another server process has just created
             creator = self.access.creator(token)
-        if tag is not None:
-            existing = self._created_by_request.get((creator, tag.request_id))
-            if existing is None:  # made by this process before a restart, or by another process?
-                if self.refresh_every is not None:
-                    await self.catch_up_catalog()
-                existing = await self._io(self.catalog.created_for, creator, tag.request_id)
+        if tag is not None:  # a retry? The catalog, caught up, knows every match made for a request
+            await self.catch_up_catalog()
+            existing = await self._io(self.catalog.created_for, creator, tag.request_id)
             if existing is not None:
                 return self._created_again(await self.load(existing), tag)
         if creator != "admin":
@@ -480,8 +474,6 @@ class Matches:
         await self._append(live, self._tagged(records, tag, creator))
         self._remember(live)
         self.access.token_owner[token_hash(host_token)] = live.id
-        if tag is not None:
-            self._created_by_request[(creator, tag.request_id)] = live.id
         self.access.created(creator, live.id)
         return Created(live, host_token, invitations)
 
