@@ -264,9 +264,6 @@ class Catalog:
         rows = self._rows("SELECT COUNT(*) AS n FROM ms_matches WHERE host_key = ? AND finished = 0", (host_key,))
         return int(rows[0]["n"])
 
-    def count(self) -> int:
-        return int(self._rows("SELECT COUNT(*) AS n FROM ms_matches")[0]["n"])
-
 
 def _summary(row: Any) -> Summary:
     caller, request_id = row["request_caller"], row["request_id"]
