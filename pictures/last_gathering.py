@@ -663,12 +663,11 @@ def header_svg(view: View, width: float) -> tuple[str, float]:
 # ---------------------------------------------------------------- the document
 
 
-LEGEND_H = 2 * LINE_H + 12
 LEGEND_ITEM_W = 250
 
 
-def legend_svg(left: float, top: float, width: float) -> str:
-    """What each mark on a board means, in two rows under the boards."""
+def legend_svg(left: float, top: float, width: float) -> tuple[str, float]:
+    """What each mark on a board means, in rows under the boards; returns the SVG and its height."""
     items: list[tuple[str, str]] = [
         (_line((0, 7), (18, 7), "legend-fence"), "fence (a tile's spoke, LG-2)"),
         (_circle((9, 7), SHEEP_R, "legend-sheep", SHEEP_FILL, SHEEP_EDGE), "sheep on a corner (LG-2)"),
@@ -690,7 +689,8 @@ def legend_svg(left: float, top: float, width: float) -> str:
         parts.append(f'<g transform="translate({_num(x)},{_num(y)})">{mark}</g>')
         parts.append(_text(x + 26, y + 12, words, 12, "legend-words", fill=MUTED))
     parts.append("</g>")
-    return "".join(parts)
+    rows = (len(items) + per_row - 1) // per_row
+    return "".join(parts), rows * LINE_H
 
 
 def render_svg(view: dict[str, Any]) -> str:
@@ -700,10 +700,10 @@ def render_svg(view: dict[str, Any]) -> str:
     rows = (len(players) + columns - 1) // columns
     width = max(MIN_WIDTH, columns * PANEL_W + 2 * MARGIN)
     header, header_h = header_svg(view, width)
-    per_row = max(1, int((width - 2 * MARGIN) // LEGEND_ITEM_W))
     legend_top = header_h + rows * PANEL_H + 8
-    height = legend_top + ((7 + per_row - 1) // per_row) * LINE_H + MARGIN
-    body = [header, legend_svg(MARGIN, legend_top, width)]
+    legend, legend_h = legend_svg(MARGIN, legend_top, width)
+    height = legend_top + legend_h + MARGIN
+    body = [header, legend]
     for index, player in enumerate(players):
         left = MARGIN + (index % columns) * PANEL_W
         top = header_h + (index // columns) * PANEL_H

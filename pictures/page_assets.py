@@ -1,4 +1,4 @@
-"""The replay page's style, controls and script (clients/replay.py puts them in the page).
+"""The replay page's style, controls and script (pictures/page.py puts them in the page).
 
 Controls are inline SVG, so they look the same with any font; every key the page handles is taken from
 the browser (preventDefault), so a focused slider or button never moves a second step."""

@@ -28,7 +28,7 @@ from cachetools import LRUCache
 from engine.contract import Viewer
 from pictures import render_svg
 from pictures.pack import PicturePacker
-from pictures.page import caption, describe, mark_of, replay_html
+from pictures.page import Frame, caption, describe, mark_of, replay_html, step_of
 from server import audit
 from server.errors import DataLoss, NotFound, PermissionDenied
 from server.live import LiveMatch
@@ -64,10 +64,7 @@ class LiveReplay:
     steps: list[dict[str, Any]] = field(default_factory=list)
     retracted: list[int] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    def __post_init__(self) -> None:
-
-        self.packer = PicturePacker()
+    packer: PicturePacker = field(default_factory=PicturePacker)
 
     def counts(self) -> tuple[int, int, int]:
         return len(self.packer.fragments), len(self.packer.pictures), len(self.steps)
@@ -85,7 +82,6 @@ class LiveReplay:
     async def catch_up(self, live: LiveMatch) -> None:
         """Draw the versions past those drawn: views and captions in the loop (the match is not shared
         with threads), the pictures in a thread (pure functions of the views)."""
-
         async with self.lock:
             last = live.version
             self.retracted = sorted(live.retracted())
@@ -107,7 +103,7 @@ class LiveReplay:
                 rows.append((version, words, view, mark_of(view, live.game.status(state).phase)))
             svgs = await asyncio.to_thread(lambda: [render_svg(self.game, row[2]) for row in rows])
             for (version, words, _, mark), svg in zip(rows, svgs, strict=True):
-                self.steps.append({"v": version, "c": words, "p": self.packer.add(svg), "m": mark})
+                self.steps.append(step_of(Frame(version, words, svg, mark), self.packer))
             self.version = last
 
 
@@ -214,7 +210,6 @@ class LivePages:
         return live
 
     async def _page(self, live: LiveMatch, replay: LiveReplay, writer: asyncio.StreamWriter) -> None:
-
         data = replay.since((0, 0, 0))
         title = f"{replay.game} match {live.id} (live, as a spectator)"
         page = replay_html(title, [], live_url=f"/matches/{live.id}/events", data=data)
