@@ -542,15 +542,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(__doc__).parse_args(argv)
     try:
         return _run(args)
-    except UsageError as exc:
+    except (UsageError, CleartextCredentialError) as exc:
         print(f"matchctl: {exc}", file=sys.stderr)
         return 2
     except grpc.RpcError as exc:
         print(f"matchctl: {rpc_error_line(exc, args.server)}", file=sys.stderr)
         return 1
-    except CleartextCredentialError as exc:
-        print(f"matchctl: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
     except (GameError, OSError, ValueError, KeyError) as exc:

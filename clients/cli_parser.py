@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from clients.bots import BOTS
 from clients.cli_help import examples, overview
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -132,7 +133,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--at", type=int, help="a past version")
     with_match("replay", "a self-contained HTML replay of the match (pictures at every version)")
     p = add("play-bots", help="create a match and play it with example bots over gRPC")
-    p.add_argument("--game", required=True, help="; ".join(f"{g}: bots {', '.join(b)}" for g, b in _bot_table()))
+    p.add_argument("--game", required=True, help="; ".join(f"{g}: bots {', '.join(b)}" for g, (_, b) in BOTS.items()))
     p.add_argument("--players", help="comma-separated seat names (default: the game's default count)")
     p.add_argument("--count", type=int, help="number of seats (default: the game's usual count)")
     p.add_argument("--bots", help="comma-separated bot names, assigned round-robin")
@@ -146,9 +147,3 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--config")
     p.add_argument("--script", required=True, help="file of PLAYER: text lines, or - for stdin")
     return parser
-
-
-def _bot_table() -> list[tuple[str, tuple[str, ...]]]:
-    from clients.bots import BOTS
-
-    return [(game, names) for game, (_, names) in BOTS.items()]

@@ -276,15 +276,9 @@ class MatchClient:
 
     def history(self, match_id: str, token: str | None = None, page_size: int = 0) -> list[pb.Event]:
         """The whole log, page by page."""
-        events: list[pb.Event] = []
-        page_token = ""
-        while True:
-            request = pb.HistoryRequest(match_id=match_id, page_size=page_size, page_token=page_token)
-            reply = self.stub.History(request, metadata=self._auth(token), timeout=self.timeout)
-            events.extend(reply.events)
-            page_token = reply.next_page_token
-            if not page_token:
-                return events
+        request = pb.HistoryRequest(match_id=match_id, page_size=page_size)
+        events: list[pb.Event] = self._every_page(self.stub.History, request, "events", self._auth(token))
+        return events
 
     def first_record(self, match_id: str, token: str | None = None) -> pb.Event | None:
         """The match's first record (its start time, for offsets), in one small call."""
@@ -350,29 +344,29 @@ class MatchClient:
         self, match_id: str, token: str | None = None, at: int | None = None, page_size: int = 0
     ) -> list[pb.AuditEntry]:
         """Every audit entry, page by page."""
-        entries: list[pb.AuditEntry] = []
-        page_token = ""
-        while True:
-            request = pb.AuditRequest(match_id=match_id, page_size=page_size, page_token=page_token)
-            if at is not None:
-                request.at_version = at
-            reply = self.stub.Audit(request, metadata=self._auth(token), timeout=self.timeout)
-            entries.extend(reply.entries)
-            page_token = reply.next_page_token
-            if not page_token:
-                return entries
+        request = pb.AuditRequest(match_id=match_id, page_size=page_size)
+        if at is not None:
+            request.at_version = at
+        entries: list[pb.AuditEntry] = self._every_page(self.stub.Audit, request, "entries", self._auth(token))
+        return entries
 
     def list_matches(self, token: str | None = None, page_size: int = 0) -> list[pb.MatchSummary]:
         """The matches `token` (default host_credential) hosts or sits in; the admin sees all."""
-        matches: list[pb.MatchSummary] = []
-        page_token = ""
+        request = pb.ListMatchesRequest(page_size=page_size)
+        matches: list[pb.MatchSummary] = self._every_page(
+            self.stub.ListMatches, request, "matches", self._host_auth(token)
+        )
+        return matches
+
+    def _every_page(self, call: Any, request: Any, items: str, metadata: list[tuple[str, str]]) -> list[Any]:
+        """A paged listing whole: `request` is sent again with each next_page_token until there is none."""
+        out: list[Any] = []
         while True:
-            request = pb.ListMatchesRequest(page_size=page_size, page_token=page_token)
-            reply = self.stub.ListMatches(request, metadata=self._host_auth(token), timeout=self.timeout)
-            matches.extend(reply.matches)
-            page_token = reply.next_page_token
-            if not page_token:
-                return matches
+            reply = call(request, metadata=metadata, timeout=self.timeout)
+            out.extend(getattr(reply, items))
+            if not reply.next_page_token:
+                return out
+            request.page_token = reply.next_page_token
 
 
 class Subscription:

@@ -118,9 +118,6 @@ class Credentials:
         self._match(server, match_id).setdefault("invitations", {})[player] = code
         self.save()
 
-    def invitations(self, server: str, match_id: str) -> dict[str, str]:
-        return dict(self._match(server, match_id).get("invitations", {}))
-
     def add_receipt(self, server: str, match_id: str, version: int, chain_head: str, key_id: str) -> None:
         """Keep the receipt of a write (the latest RECEIPTS_KEPT per match, one per version)."""
         if not chain_head:  # a server of an older release gives none

@@ -7,12 +7,13 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from clients.client import MatchClient
 from pictures import render_svg
 from pictures.page import Frame, caption_of, describe, mark_of, replay_html
 
 
 def replay_from_server(
-    client: Any,
+    client: MatchClient,
     match_id: str,
     token: str | None,
     who: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import grpc
 import pytest
 
 from clients import cli
@@ -93,11 +94,18 @@ def test_matchctl_manages_host_keys_invitations_and_reissues(
     assert run(capsys, server, "join", match_id, "ann", "--invitation", invitation.strip())[0] == 0
     code, out = run(capsys, server, "state", match_id, "--as", "ann", "--json")
     assert json.loads(out)["viewer"] == "player:ann"
+    ann = cli.Credentials().player(server.address, match_id, "ann")
+    assert ann
     monkeypatch.setattr("builtins.input", lambda prompt: "n")  # the host is asked before a re-issue...
     assert run(capsys, server, "join", match_id, "ann", "--reissue")[0] == 1
     code, out = run(capsys, server, "state", match_id, "--as", "ann", "--json")
-    assert code == 0  # ...and said no: ann's token still acts
+    assert code == 0  # ...and said no: ann's token still acts, and is the one kept
+    assert cli.Credentials().player(server.address, match_id, "ann") == ann
+    assert server.client().state(match_id, ann).viewer == "player:ann"
     assert run(capsys, server, "join", match_id, "ann", "--reissue", "--yes")[0] == 0
+    assert cli.Credentials().player(server.address, match_id, "ann") != ann
+    with pytest.raises(grpc.RpcError):  # the old token stopped working
+        server.client().state(match_id, ann)
     key_id = next(line.split()[0] for line in run(capsys, server, "host-key", "list")[1].splitlines())
     code, out = run(capsys, server, "host-key", "revoke", key_id, "--reason", "club closed")
     assert code == 0 and "revoked" in out

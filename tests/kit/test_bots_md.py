@@ -8,26 +8,14 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from server.clock import ManualClock
-from tests.conftest import make_server
 from tests.kit.seats import PLAYERS, example_bot
 from tests.support.server import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_MD = ROOT / "docs" / "BOTS.md"
 CONSOLE = re.compile(r"```console\n(.*?)```", re.S)
-
-
-@pytest.fixture
-def frozen_server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = make_server(tmp_path, ManualClock())
-    yield running
-    running.stop()
 
 
 def mining_match(server: ServerThread, seed: int) -> tuple[str, dict[str, str]]:
@@ -37,9 +25,9 @@ def mining_match(server: ServerThread, seed: int) -> tuple[str, dict[str, str]]:
     return match_id, {p: client.join(match_id, p) for p in players}
 
 
-def test_the_worked_session_of_bots_md_gives_the_output_it_shows(frozen_server: ServerThread) -> None:
-    match_id, tokens = mining_match(frozen_server, seed=7)
-    globs = {"SERVER": frozen_server.address, "MATCH": match_id, "TOKENS": tokens}
+def test_the_worked_session_of_bots_md_gives_the_output_it_shows(server: ServerThread) -> None:
+    match_id, tokens = mining_match(server, seed=7)
+    globs = {"SERVER": server.address, "MATCH": match_id, "TOKENS": tokens}
     text = BOTS_MD.read_text()
     test = doctest.DocTestParser().get_doctest(text, globs, "docs/BOTS.md", str(BOTS_MD), 0)
     assert len(test.examples) > 20
@@ -62,17 +50,15 @@ def console_commands() -> list[tuple[str, str]]:
     return out
 
 
-def test_every_console_command_of_bots_md_runs_and_prints_what_it_shows(
-    frozen_server: ServerThread, tmp_path: Path
-) -> None:
+def test_every_console_command_of_bots_md_runs_and_prints_what_it_shows(server: ServerThread, tmp_path: Path) -> None:
     """The kit's commands as a bot author types them; ann's seat is the documented command, the other
     four seats are the same example bot run by the test."""
-    match_id, tokens = mining_match(frozen_server, seed=9)
+    match_id, tokens = mining_match(server, seed=9)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # python3: this venv's
     others = [
         subprocess.Popen(
-            [sys.executable, str(example_bot("mining")), frozen_server.address, match_id, player],
+            [sys.executable, str(example_bot("mining")), server.address, match_id, player],
             env={**env, "PYTHONPATH": str(ROOT), "MATCH_TOKEN": tokens[player]},
             stdout=subprocess.DEVNULL,
         )
@@ -83,7 +69,7 @@ def test_every_console_command_of_bots_md_runs_and_prints_what_it_shows(
         **env,
         "SITE": str(tmp_path / "site"),
         "KIT": str(ROOT),
-        "SERVER": frozen_server.address,
+        "SERVER": server.address,
         "MATCH": match_id,
         "TOKEN": tokens["ann"],
     }

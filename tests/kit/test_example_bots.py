@@ -4,24 +4,12 @@ phase ends through a seat's own accepted submission (never a deadline or the hos
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from server.clock import ManualClock
-from tests.conftest import make_server
 from tests.kit.seats import EXAMPLES, PLAYERS, batches, play_with_example_bots
 from tests.kit.views import schema_errors
 from tests.support.server import ServerThread
-
-
-@pytest.fixture
-def frozen_server(tmp_path: Path) -> Iterator[ServerThread]:
-    """A server whose clock never moves: no deadline passes, so only submissions end phases."""
-    running = make_server(tmp_path, ManualClock())
-    yield running
-    running.stop()
 
 
 def test_each_example_bot_imports_only_the_generated_stubs_and_the_standard_library() -> None:
@@ -40,10 +28,11 @@ def test_each_example_bot_imports_only_the_generated_stubs_and_the_standard_libr
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_an_example_bot_plays_every_seat_to_the_end_and_each_phase_ends_by_a_submission(
-    frozen_server: ServerThread, game: str
+    server: ServerThread, game: str
 ) -> None:
-    played = play_with_example_bots(frozen_server, game, seed=21)
-    client = frozen_server.client()
+    """`server`'s clock (tests/conftest.py) never moves here: no deadline passes, so only submissions end phases."""
+    played = play_with_example_bots(server, game, seed=21)
+    client = server.client()
     seats = set(PLAYERS[game])
     final = client.state(played.match_id, played.host_token)
     assert final.status.finished and final.results["results"]
