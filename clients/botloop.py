@@ -6,7 +6,8 @@ clients.client only.
     run_bot(lambda game, view, seat: "...", server="127.0.0.1:50051", bot_key="msbk_...")
 
 `decide(game, view, seat)` returns the text to submit for the seat now (None: nothing now); it is asked
-whenever the seat owes a submission (docs/BOTS.md, "The arena").
+whenever the seat owes a submission (docs/BOTS.md, "The arena"), in the match's own worker thread, where
+current_match() names the match.
 """
 
 from __future__ import annotations
@@ -40,6 +41,16 @@ class BotKeyRefused(Exception):
     def __init__(self, position: int, details: str) -> None:
         super().__init__(f"the bot key was refused ({details}); resume with after={position}")
         self.position = position
+
+
+_playing = threading.local()  # the match a worker thread plays, for current_match()
+
+
+def current_match() -> str:
+    """The match decide() is being asked about ("" outside a match's worker): e.g. to seed a random
+    generator per match, as clients/examples/arena_bot.py does."""
+    match_id: str = getattr(_playing, "match_id", "")
+    return match_id
 
 
 def owes(status: pb.Status, seat: str) -> bool:
@@ -125,11 +136,14 @@ class BotLoop:
         self.log(f"challenge {event.challenge_id}: {'accepted' if accept else 'declined'}")
 
     def _play_logged(self, seating: Seating) -> None:
+        _playing.match_id = seating.match_id
         try:
             self.play(seating)
         except Exception as exc:  # one match's failure must not end the others, nor the bot
             if not self.stopping.is_set():
                 self.log(f"match {seating.match_id}: stopped playing: {_said(exc)}")
+        finally:
+            _playing.match_id = ""
 
     def play(self, seating: Seating) -> None:
         """Play the seat until the match is over: act on the state now, then on each update's view."""
