@@ -89,7 +89,9 @@ def cmd_bot(args: argparse.Namespace, client: MatchClient, creds: Credentials) -
         print(rotated.bot_key)
     else:
         if not args.reason:
-            raise UsageError("usage: matchctl bot revoke NAME --reason TEXT (kept in the record)")
+            raise UsageError(
+                "bot revoke needs --reason TEXT (kept in the record): matchctl bot revoke NAME --reason TEXT"
+            )
         bot = client.revoke_bot(name, args.reason)
         if args.json:
             print_json(arena_pb.RevokeBotResponse(bot=bot))
