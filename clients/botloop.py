@@ -160,43 +160,46 @@ class BotLoop:
         if self.stopping.is_set():
             updates.cancel()
         try:
-            accepted = self._act(seating, state.view, state.status)
-            for update in updates:
-                if not update.view_json or update.event.version <= accepted:
-                    continue  # mid-batch, or the match before our own last accepted submission
-                view, status = _json(update.view_json), update.status
-                accepted = max(accepted, self._act(seating, view, status))
-                if update.status.finished:
-                    break
+            accepted, status = self._act(seating, state.view, state.status, 0)
+            while not status.finished:  # our own submission may have ended it: the stream then holds only older news
+                update = next(updates, None)
+                if update is None:
+                    break  # cancelled
+                if not update.view_json:
+                    continue  # mid-batch
+                if update.event.version > accepted:
+                    accepted, status = self._act(seating, _json(update.view_json), update.status, accepted)
+                elif update.status.finished:  # at our own last submission (or before it): nothing to act on
+                    status = update.status
         finally:
             updates.cancel()
             with self._lock:
                 self._streams.pop(match_id, None)
         self.log(f"match {match_id}: over")
 
-    def _act(self, seating: Seating, view: dict[str, Any], status: pb.Status) -> int:
-        """Submit while the seat owes a submission; the version of the last accepted one (0: none)."""
-        accepted = 0
+    def _act(self, seating: Seating, view: dict[str, Any], status: pb.Status, accepted: int) -> tuple[int, pb.Status]:
+        """Submit while the seat owes a submission. Returns the version of the last accepted submission
+        (`accepted` if none) and the latest status known (a reply's is newer than the update's)."""
         while owes(status, seating.seat) and not self.stopping.is_set():
             try:
                 text = self.decide(seating.game, view, seating.seat)
             except Exception as exc:  # a bot's bug: wait for the next update rather than end the match
                 self.log(f"match {seating.match_id}: decide() failed: {exc!r}")
-                return accepted
+                break
             if text is None:
-                return accepted
+                break
             try:
                 reply = self.client.submit(seating.match_id, self.bot_key, text=text)  # with a request id
             except grpc.RpcError as exc:
                 if exc.code() in REFUSED_KEY:
                     raise
                 self.log(f"match {seating.match_id}: {text!r} refused: {exc.code().name} {exc.details()}")
-                return accepted  # e.g. the phase ended meanwhile: the next update says what now
+                break  # e.g. the phase ended meanwhile: the next update says what now
             accepted, status = reply.version, reply.status
             if owes(status, seating.seat):  # our submission opened a phase that waits on us: no update will come
                 state = self.client.state(seating.match_id, self.bot_key)
                 view, status = state.view, state.status
-        return accepted
+        return accepted, status
 
     def stop(self) -> None:
         """End every match's stream; the workers then return."""

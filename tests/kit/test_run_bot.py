@@ -4,7 +4,9 @@ the stream ends, which seated matches are played, how challenges are answered.""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -12,9 +14,12 @@ import pytest
 
 from clients import botloop
 from clients.botloop import BotKeyRefused, BotLoop, Seating, follow, owes
-from clients.client import RESUME_FROM, State
+from clients.bots import get_bot
+from clients.client import RESUME_FROM, MatchClient, State
 from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
+from tests.support.arena_bots import ArenaBot
+from tests.support.server import ServerThread
 
 
 def notice(position: int, kind: str, **fields: Any) -> arena_pb.BotEventsResponse:
@@ -154,11 +159,18 @@ class Update:
 
 
 class Updates:
+    """A match's updates as the seat's Subscription gives them: an iterator, cancelled at the end."""
+
     def __init__(self, updates: list[Update]) -> None:
-        self.updates, self.cancelled = updates, False
+        self.updates, self.cancelled = iter(updates), False
 
     def __iter__(self) -> Iterator[Update]:
-        return iter(self.updates)
+        return self
+
+    def __next__(self) -> Update:
+        update = next(self.updates, None)
+        assert update is not None, "read past the last update: a real stream would wait here for good"
+        return update
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -274,6 +286,21 @@ def test_a_submission_that_opens_a_phase_waiting_on_the_seat_alone_is_followed_b
     assert client.submitted == ["x", "x"] and client.states == ["m", "m", "m"]
 
 
+def test_a_seat_whose_own_submission_ends_the_match_stops_without_waiting_for_more() -> None:
+    start = a_state(5, status(awaiting=("b1", "b2")), {"turn": 1})
+    updates = [Update(6, {"turn": 1}, status(awaiting=("b1",)))]  # the other seat's, older than our last
+    client = MatchesClient(start, updates)
+    client.after_submit = status(finished=True)
+    lines: list[str] = []
+    BotLoop(client, "k", lambda g, v, s: "last", Later(), log=lines.append).play(Seating("m", "b1", "mining"))  # type: ignore[arg-type]
+    assert client.submitted == ["last"] and lines[-1] == "match m: over"
+
+    client = MatchesClient(start, [Update(7, {}, status(finished=True))])  # the stream's news of our own end
+    client.after_submit = status(awaiting=("b2",), submitted=("b1",))
+    BotLoop(client, "k", lambda g, v, s: "last", Later(), log=lines.append).play(Seating("m", "b1", "mining"))  # type: ignore[arg-type]
+    assert client.submitted == ["last"] and client.updates.cancelled
+
+
 def test_challenges_are_accepted_by_default_else_as_accept_says_and_a_stale_one_is_only_logged() -> None:
     client = MatchesClient(a_state(1, status()), [])
     lines: list[str] = []
@@ -285,3 +312,52 @@ def test_challenges_are_accepted_by_default_else_as_accept_says_and_a_stale_one_
     assert client.answers == [("c1", True), ("c3", False)]
     assert "challenge gone: answer not taken: FAILED_PRECONDITION the challenge expired" in lines
     assert lines[0] == "#1 challenged c1"
+
+
+def test_the_bot_loop_plays_every_seat_of_a_real_match_to_its_end(server: ServerThread) -> None:
+    """A seat's worker against a real server (a seat token stands in for a bot key here: both are
+    bearer tokens of one seat): every phase is played through, nothing refused."""
+    client = server.client()
+    match_id = client.create("cookoff", ["ann", "bob"], seed=11).match_id
+    tokens = {seat: client.join(match_id, seat) for seat in ("ann", "bob")}
+    lines: list[str] = []
+
+    def decide(game: str, view: dict[str, Any], seat: str) -> str | None:
+        return get_bot(game, "judge_bot")(view, seat, random.Random(seat))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        loops = {
+            seat: BotLoop(MatchClient(server.address), token, decide, pool, log=lines.append)
+            for seat, token in tokens.items()
+        }
+        plays = [pool.submit(loop.play, Seating(match_id, seat, "cookoff")) for seat, loop in loops.items()]
+        for play in plays:
+            play.result(timeout=120)
+    final = client.state(match_id, server.admin_token)
+    assert final.status.finished and final.results["results"]
+    assert not [line for line in lines if "refused" in line], lines
+    assert sorted(lines) == sorted(
+        [f"match {match_id}: playing cookoff as {s}" for s in tokens] + [f"match {match_id}: over"] * 2
+    )
+
+
+def test_run_bot_answers_a_challenge_plays_the_match_and_stops_at_its_finished_notice(server: ServerThread) -> None:
+    client = server.client()
+    keys = {name: client.create_bot(name).bot_key for name in ("chal-a", "chal-b")}
+    challenge = client.create_challenge("cookoff", ["chal-a", "chal-b"], token=keys["chal-a"])
+    assert challenge.state == "open"
+
+    def until_finished(notice: arena_pb.BotEventsResponse) -> bool:
+        return notice.kind == "finished"
+
+    bots = {name: ArenaBot(name, key, until_finished).start(server.address) for name, key in keys.items()}
+    positions = {name: bot.finish() for name, bot in bots.items()}
+    answered = {name: [line for line in bot.lines if line.startswith("challenge ")] for name, bot in bots.items()}
+    assert all(any(line.endswith(": accepted") for line in lines) for lines in answered.values()), answered
+    kinds = {name: [line.split()[1] for line in bot.lines if line.startswith("#")] for name, bot in bots.items()}
+    for name, seen in kinds.items():
+        assert seen[0] == "challenged" and "seated" in seen and seen[-1] == "finished", (name, seen)
+        assert positions[name] == len(seen)  # one notice per position, from the start
+    again = ArenaBot("chal-a", keys["chal-a"], until_finished).start(server.address, after=0)
+    assert again.finish() == positions["chal-a"]  # from the start again: the history, the match not replayed
+    assert not [line for line in again.lines if line.startswith("match ") and "playing" in line]
