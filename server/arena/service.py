@@ -685,7 +685,10 @@ class Arena:
             summary = await self.matches.summary(uuid.UUID(match.match_id))
             if summary is not None and summary.finished and match.match_id not in self._finishing:
                 await self._finish(match.match_id)
-        for tournament_id in list(self.tournaments):
+        for tournament_id in list(self.log.tournaments):  # those another node made are loaded once
+            known = self.tournaments.get(tournament_id)
+            if known is not None and known.done() and not known.needs_completion():
+                continue  # over (a void here or on another node advances it itself)
             tournament = await self.tournament(tournament_id)
             if tournament.to_start() or tournament.needs_completion():
                 await self.advance(tournament_id)
