@@ -108,6 +108,7 @@ def tournament_message(tournament: TournamentLog, whole: bool = True) -> pb.Tour
                     state=entry.state,
                     ranks_json=json.dumps(entry.ranks, sort_keys=True) if entry.ranks is not None else "",
                     note="; ".join(entry.notes),
+                    finished_version=entry.finished_version,
                 )
             )
         message.audit.extend(tournament.audit)

@@ -225,7 +225,7 @@ def test_a_round_robin_runs_to_the_end_with_standings_from_the_matches_and_ratin
     assert all(len(firsts) == 2 and firsts[0] != firsts[1] for firsts in pairs.values())  # seats alternate
     model = PlackettLuce()
     rated = {}
-    for match in done.matches:  # the order the tournament recorded them finished
+    for match in sorted(done.matches, key=lambda m: m.finished_version):  # the order results were recorded
         ranks = ranks_of(arena, match.match_id)
         bots = sorted(ranks)
         teams = model.rate([[rated.get(b) or model.rating(name=b)] for b in bots], ranks=[ranks[b] for b in bots])
