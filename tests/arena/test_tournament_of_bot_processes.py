@@ -141,32 +141,35 @@ def test_a_bot_that_crashes_mid_tournament_is_played_by_defaults_and_the_tournam
     bots = BotProcesses(server, keys, tmp_path)
     try:
         made = arena.tournament("cookoff", BOTS[:3], format="round-robin", games_per_pair=1, seed=4)
-        crashed = next(m for m in made.matches if m.state == "playing").seats[0]
-        wait_until(
-            lambda: (
-                arena.state(made.matches[0].match_id, None).version > 3
-                or arena.get(made.tournament_id).matches_finished
-            ),
-            "the bots start playing",
-        )
+        first = next(m for m in made.matches if m.state == "playing")
+        crashed = first.seats[0]
+        wait_until(lambda: arena.state(first.match_id, None).version > 3, "the bots start playing")
         bots.kill(crashed)
 
-        def deadlines_pass() -> bool:
-            if arena.get(made.tournament_id).state == "finished":
+        def only_the_crashed_bot_is_awaited() -> bool:
+            """Move the clock past a deadline only when every live bot has moved: their phases never time out."""
+            tournament = arena.get(made.tournament_id)
+            if tournament.state == "finished":
                 return True
-            clock.advance(3600)  # the crashed bot never answers: each of its phases ends by its deadline
+            for match in tournament.matches:
+                if match.state != "playing":
+                    continue
+                status = arena.state(match.match_id, None).status
+                owing = set(status.awaiting) - set(status.submitted)
+                if crashed in match.seats and owing == {crashed}:
+                    clock.advance(3600)  # the crashed bot never answers: its phase ends by its deadline
+                    return False
             return False
 
-        wait_until(deadlines_pass, "the tournament finishes without the crashed bot", timeout=PLAYED, poll=0.2)
+        wait_until(only_the_crashed_bot_is_awaited, "the tournament finishes without the crashed bot", timeout=PLAYED)
     finally:
         bots.stop()
     done = arena.get(made.tournament_id)
     assert done.matches_finished == 3
-    timeouts = 0
+    timeouts = {}
     for match in done.matches:
-        if crashed not in match.seats:
-            continue
         history = arena.matches.History(pb.HistoryRequest(match_id=match.match_id), metadata=auth(arena.admin)).events
-        timeouts += sum('"timeout": true' in event.json or '"timeout":true' in event.json for event in history)
-    assert timeouts > 0  # the defaults were applied, and recorded
+        causes = [json.loads(event.json).get("cause") or {} for event in history]
+        timeouts[frozenset(match.seats)] = sum(bool(cause.get("timeout")) for cause in causes)
+    assert all((crashed in seats) == (count > 0) for seats, count in timeouts.items()), timeouts  # recorded defaults
     _check_standings_and_ratings(arena, done)
