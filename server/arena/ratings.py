@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 
 @dataclass(frozen=True)
@@ -33,10 +32,11 @@ def ratings(results: Iterable[Mapping[str, int]]) -> list[Rating]:
                 current[bot] = rating
         # then mu, sigma = current[bot].mu, current[bot].sigma; ordinal = mu - 3 * sigma
 
+    The order of bots within one match changes nothing beyond float rounding (openskill sorts by rank).
     A match of fewer than two bots is a ValueError (there is nothing to rate).
     """
     model = PlackettLuce()
-    current: dict[str, Any] = {}
+    current: dict[str, PlackettLuceRating] = {}
     matches: dict[str, int] = {}
     for ranks in results:
         bots = list(ranks)
