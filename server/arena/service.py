@@ -454,7 +454,7 @@ class Arena:
             "organiser": organiser,
         }
         try:
-            plan = plan_for(header)
+            plan = await asyncio.to_thread(plan_for, header)  # a large draw takes seconds: off the loop
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
         for round_ in plan[:1]:  # the game checks the configuration with a table of the drawn size
@@ -645,7 +645,7 @@ class Arena:
                     checked,
                 )
             if version == 2:
-                expected = plan_for(replay.header)
+                expected = await asyncio.to_thread(plan_for, replay.header)
                 if record.get("kind") != "scheduled" or record["matches"] != scheduled_record(expected, 0)["matches"]:
                     return (
                         False,
