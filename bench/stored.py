@@ -30,7 +30,7 @@ from bench.submit import _seat
 from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
 from server.catalog import Summary
-from server.identities import IDENTITIES_STREAM
+from server.identities import is_server_stream
 from server.store import EventStore, Record
 
 FINISHED, LIVE = 3, 1  # the template: three finished duels, one half-played, and a bot match of each game
@@ -58,7 +58,7 @@ def play_template(folder: Path) -> list[list[Record]]:
         server.stop()
     store = EventStore(f"sqlite:{var / 'matches.db'}")
     try:
-        return [store.read(match_id) for match_id in store.match_ids() if match_id != IDENTITIES_STREAM]
+        return [store.read(match_id) for match_id in store.match_ids() if not is_server_stream(match_id)]
     finally:
         store.close()
 

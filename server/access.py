@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.contract import Viewer
 from server.errors import PermissionDenied, ResourceExhausted, Unauthenticated
-from server.identities import HostKey, Identities
+from server.identities import BotAccount, HostKey, Identities
 from server.live import LiveMatch
 from server.records import token_hash
 
@@ -64,17 +64,20 @@ class Access:
                 raise PermissionDenied("this match is private: only its host and players may watch it")
             return Viewer.spectator()
         if self.is_admin(token):
-            return Viewer.host()
+            return self._host_of(live)
         digest = token_hash(token)
         if digest in live.tokens:
             role, player = live.tokens[digest]
             return Viewer.host() if role == "host" else Viewer.of(player or "")
+        bot = self.identities.bot_by_digest(digest)
+        if bot is not None:
+            return self._bot_seat(live, bot)
         key = self.identities.by_secret_digest(digest)
         if key is not None:
             if key.revoked:
                 raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
             if live.header.get("host_key") == key.key_id:
-                return Viewer.host()
+                return self._host_of(live)
             raise PermissionDenied(f"host key {key.key_id} did not create this match")
         owner = self.token_owner.get(digest)
         if owner == live.id:
@@ -82,6 +85,42 @@ class Access:
         if owner is not None:
             raise PermissionDenied("this token belongs to another match")
         raise UnknownToken("the token is not known to this server")
+
+    @staticmethod
+    def _host_of(live: LiveMatch) -> Viewer:
+        """The host's view; an arena match's organiser watches it as a spectator until it ends, so the
+        organiser of a bot tournament never sees a sealed submission (docs/BOTS.md, "The arena")."""
+        if live.header.get("arena") and not live.status().finished:
+            return Viewer.spectator()
+        return Viewer.host()
+
+    @staticmethod
+    def _bot_seat(live: LiveMatch, bot: BotAccount) -> Viewer:
+        if bot.revoked:
+            raise Unauthenticated(f"bot {bot.name} was revoked: {bot.revoked_reason}")
+        seats = live.header.get("bots") or {}
+        for seat, name in seats.items():
+            if name == bot.name:
+                return Viewer.of(seat)
+        raise PermissionDenied(f"bot {bot.name} holds no seat in this match")
+
+    def bot(self, token: str | None) -> BotAccount:
+        """The bot this bot key belongs to (for the arena's calls)."""
+        if not token:
+            raise Unauthenticated("this needs a bot key (authorization: Bearer msbk_...)")
+        bot = self.identities.bot_by_digest(token_hash(token))
+        if bot is None:
+            raise UnknownToken("this needs a bot key; the key given is not a current bot key")
+        if bot.revoked:
+            raise Unauthenticated(f"bot {bot.name} was revoked: {bot.revoked_reason}")
+        return bot
+
+    def is_corrector(self, live: LiveMatch, token: str | None) -> bool:
+        """May correct an arena match (roll back, pause, end a phase): the admin or its organiser's key."""
+        if self.is_admin(token):
+            return True
+        key = self.host_key(token)
+        return key is not None and not key.revoked and live.header.get("host_key") == key.key_id
 
     def creator(self, token: str | None) -> str:
         """Who may create a match: "admin", or the id of a live host key."""
@@ -135,6 +174,9 @@ class Access:
         if digest in live.tokens:
             role, player = live.tokens[digest]
             return "host" if role == "host" else f"seat:{player}"
+        bot = self.identities.bot_by_digest(digest)
+        if bot is not None:
+            return f"bot:{bot.name}"
         key = self.identities.by_secret_digest(digest)
         return f"key:{key.key_id}" if key is not None else "spectator"
 

@@ -16,10 +16,13 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
 from server import chainkey, ticker
 from server.access import HostQuotas
 from server.api import MatchService, service_handler
+from server.arena.api import ArenaService, arena_handler
+from server.arena.service import Arena, ArenaSettings
 from server.clock import Clock
 from server.http import LivePages, tls_context
 from server.limits import Limits
@@ -37,6 +40,7 @@ from server.store import EventStore
 from server.streams import StreamLimits
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+ARENA_SERVICE_NAME = arena_pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 log = logging.getLogger(__name__)
 
 # The keepalive interval of our own client (clients/client.py KEEPALIVE_TIME_MS): the server must
@@ -106,6 +110,8 @@ class Settings:
     cache_mb: float = 512.0
     # HOST:PORT of the live page for spectators (server/http.py); "" serves none. Same bind rule and TLS as gRPC.
     http_address: str = ""
+    # The bot arena's settings: challenge expiry, open challenges per bot (server/arena/service.py).
+    arena: ArenaSettings = field(default_factory=ArenaSettings)
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -172,6 +178,7 @@ class Running:
     listener: AppendListener | None = None  # other nodes' appends (PostgreSQL only)
     http: LivePages | None = None  # the live page (--http)
     http_port: int = 0
+    arena: Arena | None = None  # bot accounts, challenges, tournaments (server/arena/)
 
     async def stop(self, grace: float | None = 0.5, reason: str = "stopped") -> None:
         """Refuse new calls, end every stream with the resume trailer, let unary calls in flight finish
@@ -184,6 +191,8 @@ class Running:
             await self.http.stop()
         await stopping
         await cancelled_quietly(self.ticker)
+        if self.arena is not None:
+            await self.arena.close()
         if self.listener is not None:
             await self.listener.stop()
         await self.matches.close()  # drains the group writer: every acknowledged append is written
@@ -232,15 +241,18 @@ async def start_server(settings: Settings) -> Running:
     if listener is not None:  # listening before anything is read: no append falls between the two
         await listener.start(wait=LISTENER_START_WAIT)
     await matches.start()
-    server.add_generic_rpc_handlers((service_handler(MatchService(matches)),))
+    arena = Arena(matches, settings.arena)
+    await arena.start()
+    server.add_generic_rpc_handlers((service_handler(MatchService(matches)), arena_handler(ArenaService(arena))))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    services = (SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
+    reflection.enable_server_reflection(services, server)
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    task = asyncio.create_task(ticker.run(matches, settings.tick_interval))
-    running = Running(server, port, matches, store, task, calls, listener)
+    task = asyncio.create_task(ticker.run(matches, settings.tick_interval, arena))
+    running = Running(server, port, matches, store, task, calls, listener, arena=arena)
     if settings.http_address:
         running.http = LivePages(matches, settings.streams)
         try:

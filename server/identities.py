@@ -1,8 +1,9 @@
-"""Host keys: the credentials that may create matches, kept as hashes in one stream of the event store.
+"""Host keys and bot keys: the credentials of docs/SECURITY.md kept as hashes in one stream of the store.
 
 The identities stream lives beside the matches (a fixed stream id), so every server process sharing a
 store sees the same keys. Its records: `host_key` with action `created` (key id, name, hash of the
-secret) or `revoked` (key id, reason). The secret itself is shown once, to the admin who created it.
+secret) or `revoked` (key id, reason); `bot` with action `created` (name, hash, owner, auto_accept),
+`rotated` (a new hash: the old key stops working) or `revoked`. A secret is shown once, to its creator.
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ from server.records import Record, token_hash
 
 # A fixed stream id, never a match: uuid5 of a name only this server uses.
 IDENTITIES_STREAM = uuid.uuid5(uuid.NAMESPACE_URL, "matchserver:identities")
+
+
+def is_server_stream(stream: uuid.UUID) -> bool:
+    """The server's own streams (identities, the arena, tournaments) have version-5 ids; matches are
+    uuid4, so a stream's id alone tells the catalog and the listeners what it is."""
+    return stream.version == 5
+
+
 KEY_PREFIX = "mshk_"  # host keys are told apart from match tokens at a glance (never needed to decide)
+BOT_KEY_PREFIX = "msbk_"
 
 
 @dataclass(frozen=True)
@@ -24,6 +34,20 @@ class HostKey:
     name: str
     digest: str
     created_at: float
+    revoked: bool = False
+    revoked_reason: str = ""
+
+
+@dataclass(frozen=True)
+class BotAccount:
+    """A registered bot: its name is also its seat name in the matches the arena starts."""
+
+    name: str
+    digest: str  # of the current key
+    owner: str  # "admin" or the host key id that registered it
+    auto_accept: bool
+    created_at: float
+    generation: int = 1  # the key's generation: +1 per rotation
     revoked: bool = False
     revoked_reason: str = ""
 
@@ -40,6 +64,8 @@ class Identities:
         self.records: list[Record] = []
         self.keys: dict[str, HostKey] = {}
         self._by_digest: dict[str, str] = {}
+        self.bots: dict[str, BotAccount] = {}
+        self._bot_by_digest: dict[str, str] = {}  # current keys only: a rotated key is forgotten
         self.requests: dict[tuple[str, str], Record] = {}  # (caller, request_id) -> the record it wrote
 
     @property
@@ -59,10 +85,41 @@ class Identities:
                 self._by_digest[key.digest] = key_id
             elif record["action"] == "revoked" and key_id in self.keys:
                 self.keys[key_id] = replace(self.keys[key_id], revoked=True, revoked_reason=str(record["reason"]))
+        elif record.get("kind") == "bot":
+            self._apply_bot(record)
         request = record.get("request")
         if request:
             self.requests[(str(request["caller"]), str(request["id"]))] = record
         self.records.append(record)
+
+    def _apply_bot(self, record: Record) -> None:
+        name, action = str(record["bot"]), record["action"]
+        if action == "created" and name in self.bots:
+            return  # two nodes registered one name at once: the first record holds it
+        if action == "created":
+            bot = BotAccount(
+                name, str(record["digest"]), str(record["owner"]), bool(record["auto_accept"]), float(record["at"])
+            )
+        elif name in self.bots and action == "rotated":
+            bot = replace(self.bots[name], digest=str(record["digest"]), generation=self.bots[name].generation + 1)
+        elif name in self.bots and action == "revoked":
+            bot = replace(self.bots[name], revoked=True, revoked_reason=str(record["reason"]))
+        else:
+            return
+        old = self.bots.get(name)
+        if old is not None:
+            self._bot_by_digest.pop(old.digest, None)
+        self.bots[name] = bot
+        self._bot_by_digest[bot.digest] = name
+
+    def bot_by_digest(self, digest: str) -> BotAccount | None:
+        """The bot whose current key this is (a revoked bot included: callers say why it fails)."""
+        name = self._bot_by_digest.get(digest)
+        return self.bots.get(name) if name is not None else None
+
+    @staticmethod
+    def bot_record(action: str, name: str, at: float, **fields: object) -> Record:
+        return {"kind": "bot", "action": action, "bot": name, "at": at, **fields}
 
     def by_secret_digest(self, digest: str) -> HostKey | None:
         key_id = self._by_digest.get(digest)

@@ -116,7 +116,7 @@ class Header(Mapping[str, Any]):
     """The `created` record, read as a mapping: the fields read on every request kept decoded, the rest
     (configuration, invitations, hashes: several kB decoded) decoded from the kept record when asked for."""
 
-    HOT = ("kind", "game", "players", "rules_version", "seed", "private", "host_key")
+    HOT = ("kind", "game", "players", "rules_version", "seed", "private", "host_key", "bots", "arena")
     __slots__ = ("_hot", "_records")
 
     def __init__(self, record: Record, records: CompactRecords) -> None:

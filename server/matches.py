@@ -39,7 +39,7 @@ from server.errors import (
     Unavailable,
 )
 from server.fanout import Changes, first_of
-from server.identities import IDENTITIES_STREAM, KEY_PREFIX, HostKey, new_key_id
+from server.identities import BOT_KEY_PREFIX, IDENTITIES_STREAM, KEY_PREFIX, HostKey, is_server_stream, new_key_id
 from server.limits import Limits, check_extend_seconds, check_game_config, check_seat_names, parse_config_json
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
@@ -57,7 +57,14 @@ T = TypeVar("T")
 # state this many times before the caller is told UNAVAILABLE (nothing written; retry with the request_id).
 MAX_WRITE_ATTEMPTS = 5
 # What each secret the server hands out starts with (it also keeps a secret from starting with "-").
-SECRET_PREFIXES = {"host": "msh_", "seat": "mss_", "invitation": "msi_", "invited": "msi_", "host-key": KEY_PREFIX}
+SECRET_PREFIXES = {
+    "host": "msh_",
+    "seat": "mss_",
+    "invitation": "msi_",
+    "invited": "msi_",
+    "host-key": KEY_PREFIX,
+    "bot-key": BOT_KEY_PREFIX,
+}
 
 
 class LostRace(Aborted):
@@ -136,6 +143,10 @@ class Matches:
         self.access = Access(admin_token, quotas or HostQuotas())  # who calls (SECURITY.md)
         self.chain_key = chain_key
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
+        # Set by the arena (server/arena/service.py): told of every write to a bot match, and of appends
+        # other nodes made to the arena's own streams.
+        self.on_arena_write: Callable[[LiveMatch], None] | None = None
+        self.on_server_stream: Callable[[uuid.UUID, int], Awaitable[None]] | None = None
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -175,6 +186,8 @@ class Matches:
             raise BadRequest(f"match_id {text!r} is not a match id (a UUID)") from None
 
     async def load(self, match_id: uuid.UUID) -> LiveMatch:
+        if is_server_stream(match_id):  # the identities, the arena or a tournament: never a match
+            raise NotFound(f"no match {match_id}")
         quarantined = self._quarantined.get(match_id)
         if quarantined is not None:
             raise DataLoss(quarantined.message(match_id))
@@ -266,10 +279,19 @@ class Matches:
             identities = self.access.identities
             if identities.version < version:
                 revoked = {key.key_id for key in identities.keys.values() if key.revoked}
+                bot_keys = {bot.name: bot.digest for bot in identities.bots.values() if not bot.revoked}
                 await self.refresh_identities()
                 for key in identities.keys.values():  # as on the node that revoked it: its streams end now
                     if key.revoked and key.key_id not in revoked:
                         self._credentials_replaced([key.digest], f"host key {key.key_id} was revoked")
+                for name, digest in bot_keys.items():  # a bot key rotated or revoked there
+                    bot = identities.bots[name]
+                    if bot.revoked or bot.digest != digest:
+                        self._credentials_replaced([digest], f"bot {name}'s key was rotated or revoked")
+            return
+        if is_server_stream(stream):
+            if self.on_server_stream is not None:
+                await self.on_server_stream(stream, version)
             return
         cached = self._cache.get(stream)
         if cached is None or cached.version >= version:
@@ -322,6 +344,8 @@ class Matches:
             self._remember(live)  # measured again: it grew
         self.projection.soon()
         self._changed.notify(live.id)  # resolves a future, never waits: the streams build after this reply
+        if self.on_arena_write is not None and live.header.get("arena"):
+            self.on_arena_write(live)  # a bot match: the arena records its end (server/arena/service.py)
         return [(first + offset, record) for offset, record in enumerate(stamped)]
 
     def now(self, live: LiveMatch) -> float:
@@ -349,6 +373,15 @@ class Matches:
             raise
 
     async def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
+        """The host's view for a host's write. An arena match has no host: its organiser (or the admin)
+        corrects it, seeing it as a spectator until it ends; a finished one is voided, not rolled back."""
+        if token and live.header.get("arena") and self.access.is_corrector(live, token):
+            if live.status().finished:
+                raise FailedPrecondition(
+                    "this arena match is over: a finished tournament match is corrected by voiding it "
+                    "(matchctl tournament void TOURNAMENT MATCH --reason ...)"
+                )
+            return Viewer.spectator()
         return self.access.host_only(await self.viewer_for(live, token) if token else None)
 
     def _accepted(self, live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> Accepted:
@@ -477,6 +510,88 @@ class Matches:
         self.access.created(creator, live.id)
         return Created(live, host_token, invitations)
 
+    # --- the arena's writes (server/arena/service.py) ----------------------------------------------
+
+    def arena_match(
+        self, game_name: str, seats: Mapping[str, str], overrides: Mapping[str, Json], organiser: str, arena: Record
+    ) -> tuple[LiveMatch, list[Record]]:
+        """A bot match's first records, checked but not written: the arena writes them in one transaction
+        with its own records. `seats`: seat -> bot (a bot's seat is its own name). The seed is drawn here
+        and recorded; the host token is never handed out (an arena match is corrected by its organiser)."""
+        game = get_game(game_name)
+        players = list(seats)
+        check_seat_names(players, self.limits)
+        config = game.default_config(players)
+        config.update(overrides)
+        config["players"] = players
+        check_game_config(game.name, config, self.limits)
+        seed = secrets.randbelow(2**53)
+        live = LiveMatch(uuid.uuid4(), game)
+        now = self.clock.now()
+        created = {
+            "kind": "created",
+            "game": game.name,
+            "players": players,
+            "config": config,
+            "seed": seed,
+            "rules_version": game.rules_version,
+            "host_token": token_hash(secrets.token_urlsafe(24)),
+            "invitations": {},
+            "host_key": None if organiser == "admin" else organiser,
+            "private": False,
+            "at": now,
+            "bots": dict(seats),
+            "arena": dict(arena),
+        }
+        live.apply(created)  # validates the configuration before anything is written
+        start_events = self._decide(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))
+        records = [created] + game_records(start_events, cause("server", start=True), now, start=True)
+        return LiveMatch(live.id, game), records
+
+    async def write_together(
+        self, writes: Sequence[tuple[uuid.UUID, int, str, Sequence[Record]]]
+    ) -> list[list[Record]]:
+        """Append to several streams in one transaction: (stream, after version, its last hash, records).
+        All land or none (VersionConflict: another node wrote to one of them first). Returns each batch
+        as stamped into its stream's hash chain."""
+        stamped = [chain(last_hash, records, self.chain_key) for _, _, last_hash, records in writes]
+        batches = [(stream, after, batch) for (stream, after, _, _), batch in zip(writes, stamped, strict=True)]
+        await self._io(self.store.append_many, batches)
+        return stamped
+
+    def adopt(self, live: LiveMatch, stamped: Sequence[Record]) -> None:
+        """A new match written by write_together: kept live, catalogued, its streams woken."""
+        if self._cache.get(live.id) is not None:  # a reader loaded it from the store first: that copy stays
+            self.projection.soon()
+            return
+        for record in stamped:
+            live.apply(record)
+        self._remember(live)
+        self.access.index(live)
+        self.projection.soon()
+        self._changed.notify(live.id)
+
+    async def read_stream(self, stream: uuid.UUID, after: int) -> list[Record]:
+        """The records of one of the server's own streams after a version (the arena, a tournament)."""
+        return await self._io(self.store.read, stream, after)
+
+    async def summary(self, match_id: uuid.UUID) -> Summary | None:
+        """The catalog's summary of a match (no match read)."""
+        return await self._io(self.catalog.get, match_id)
+
+    def new_secret(self, tag: RequestTag | None, scope: str, purpose: str, *parts: str) -> str:
+        return self._secret(tag, scope, purpose, *parts)
+
+    async def append_identity(self, record: Record) -> None:
+        await self._append_identity(record)
+
+    def end_credential(self, digest: str, why: str) -> None:
+        self._credentials_replaced([digest], why)
+
+    def notify(self, stream: uuid.UUID) -> None:
+        """Wake whoever waits on a stream (the arena's BotEvents wait on the arena stream)."""
+        self._changed.notify(stream)
+
     def _created_again(self, live: LiveMatch, tag: RequestTag, body_checked: bool = False) -> Created:
         """A retried CreateMatch or Fork: the same match, and the same secrets (derived from the request id)."""
         if not body_checked:
@@ -497,6 +612,7 @@ class Matches:
         """Claim a seat with its invitation, or (host or admin) fill it; returns the seat's new token."""
 
         async def act(live: LiveMatch) -> tuple[str, int]:
+            _refuse_bot_seats(live)
             if not invitation:
                 if not token:
                     raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
@@ -542,6 +658,7 @@ class Matches:
         """Host or admin: a new invitation for a seat (any earlier one stops working)."""
 
         async def act(live: LiveMatch) -> tuple[str, int]:
+            _refuse_bot_seats(live)
             viewer = await self.require_host(live, token)
             caller = self.access.caller_of(live, token)
             again = self._replayed(live, caller, tag, viewer)
@@ -981,6 +1098,15 @@ class Matches:
                 return
             await first_of(changed, until, timeout)
 
+    async def wait_for_stream(
+        self, stream: uuid.UUID, is_past: Callable[[], bool], timeout: float, until: asyncio.Future[Any] | None = None
+    ) -> None:
+        """wait_for_change for a stream that is not a match (the arena): `is_past` says it moved on."""
+        with self._changed.next_change(stream) as changed:
+            if is_past():
+                return
+            await first_of(changed, until, timeout)
+
 
 def _size_of(live: LiveMatch) -> int:
     return live.approx_bytes()
@@ -1004,6 +1130,11 @@ def _rebuild(match_id: uuid.UUID, records: list[Record]) -> LiveMatch:
     for version, record in enumerate(records, start=1):
         _apply(live, version, record)
     return live
+
+
+def _refuse_bot_seats(live: LiveMatch) -> None:
+    if live.header.get("bots"):
+        raise FailedPrecondition("the seats of an arena match belong to its bots: they play with their bot keys")
 
 
 def _check_expected(live: LiveMatch, expected_version: int | None) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from server.catalog import Catalog, Summary, summary_of, token_digests
 from server.errors import DataLoss, NotFound
-from server.identities import IDENTITIES_STREAM
+from server.identities import is_server_stream
 from server.live import LiveMatch
 from server.records import Record
 from server.store import EventStore, UnreadableRecord
@@ -77,7 +77,7 @@ class CatalogProjection:
                 self.position = position
                 return
             upto = await self._io(self.store.last_position)
-            firsts = [(m, at) for m, at in await self._io(self.store.first_positions) if m != IDENTITIES_STREAM]
+            firsts = [(m, at) for m, at in await self._io(self.store.first_positions) if not is_server_stream(m)]
             log.info("upgrading the store: building the match catalog of %d matches", len(firsts))
             summaries: list[Summary] = []
             tokens: list[tuple[str, uuid.UUID]] = []
@@ -113,7 +113,7 @@ class CatalogProjection:
                 first_seen: dict[uuid.UUID, int] = {}  # a new match's first record comes first: its seq
                 tokens: list[tuple[str, uuid.UUID]] = []
                 for change in changes:
-                    if change.match_id == IDENTITIES_STREAM:
+                    if is_server_stream(change.match_id):  # identities, the arena, tournaments
                         continue
                     touched[change.match_id] = max(touched.get(change.match_id, 0), change.version)
                     first_seen.setdefault(change.match_id, change.position)

@@ -12,6 +12,7 @@ import asyncio
 import logging
 
 from engine.match import is_due
+from server.arena.service import Arena
 from server.errors import Aborted
 from server.matches import Matches
 
@@ -40,8 +41,13 @@ async def tick(matches: Matches) -> int:
     return written
 
 
-async def run(matches: Matches, interval: float) -> None:
+async def run(matches: Matches, interval: float, arena: Arena | None = None) -> None:
     while True:
         await tick(matches)
+        if arena is not None:
+            try:  # challenges expire; ends a crash missed are recorded; tournaments start what is due
+                await arena.tick()
+            except Exception:
+                log.exception("the arena's tick failed; the next one tries again")
         matches.ticks += 1  # tests wait for ticks to pass rather than sleep
         await asyncio.sleep(interval)

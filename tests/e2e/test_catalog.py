@@ -10,7 +10,7 @@ from pathlib import Path
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
 from server.clock import ManualClock
-from server.identities import IDENTITIES_STREAM
+from server.identities import is_server_stream
 from server.store import EventStore
 from tests.conftest import make_server
 from tests.support.duel import seat_duel
@@ -21,7 +21,9 @@ from tests.support.waiting import wait_until
 def match_reads(server: ServerThread) -> dict[uuid.UUID, int]:
     """How often each match's stream was read from the store by this server process."""
     assert server.running is not None
-    return {stream: n for stream, n in server.running.store.reads.items() if stream != IDENTITIES_STREAM}
+    return {
+        stream: n for stream, n in server.running.store.reads.items() if not is_server_stream(stream)
+    }  # identities, arena
 
 
 def ticks_pass(server: ServerThread, count: int = 2) -> None:

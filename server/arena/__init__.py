@@ -1,0 +1,1 @@
+"""The bot arena: bot accounts, challenges, tournaments and ratings."""

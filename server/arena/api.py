@@ -1,0 +1,311 @@
+"""ArenaService over gRPC (protos/matchserver/v1/arena.proto): convert, call the arena, convert back.
+
+Errors map to status codes by the same table as MatchService (server/api.py). BotEvents is resumable: a
+stream the server ends on purpose (shutdown, the bot's key rotated or revoked, its maximum age) carries
+the `matchserver-resume-from` trailer, the last position it sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from engine.registry import get_game
+from matchserver.v1 import arena_pb2 as pb
+from server.api import MalformedRequest, _abort_for, _page, _passing_bytes, _safe_deserializer, _token, _unary
+from server.arena.log import ARENA_STREAM, Challenge, Notice
+from server.arena.service import Arena
+from server.arena.tournament import TournamentLog
+from server.errors import BadRequest, Unauthenticated
+from server.identities import BotAccount
+from server.limits import check_reason, cut
+from server.paging import PageRequest
+from server.records import token_hash
+from server.requests import request_tag
+from server.streams import RESUME_FROM, StreamEnd, TooManyStreams
+
+
+def bot_message(bot: BotAccount) -> pb.Bot:
+    return pb.Bot(
+        name=bot.name,
+        created_at=bot.created_at,
+        revoked=bot.revoked,
+        auto_accept=bot.auto_accept,
+        owner=bot.owner,
+        key_generation=bot.generation,
+    )
+
+
+def challenge_message(challenge: Challenge) -> pb.Challenge:
+    return pb.Challenge(
+        challenge_id=challenge.challenge_id,
+        game=challenge.game,
+        bots=challenge.bots,
+        accepted=challenge.accepted,
+        state=challenge.state,
+        match_id=challenge.match_id,
+        expires_at=challenge.expires_at,
+        by=challenge.by,
+    )
+
+
+def notice_message(notice: Notice) -> pb.BotEventsResponse:
+    record = notice.record
+    result = ""
+    if notice.kind == "finished":
+        result = json.dumps({"ranks": record["ranks"]}, sort_keys=True)
+    elif notice.kind == "challenged":  # the terms, less what the game keeps from players (e.g. Cookoff's judges)
+        hidden = getattr(get_game(str(record["game"])), "secret_config_keys", ())
+        config = {key: value for key, value in record["config"].items() if key not in hidden}
+        result = json.dumps({"bots": record["bots"], "config": config, "by": record["by"]}, sort_keys=True)
+    elif notice.kind == "tournament_finished":
+        result = json.dumps({"standings": record["standings"]}, sort_keys=True)
+    return pb.BotEventsResponse(
+        position=notice.position,
+        kind=notice.kind,
+        match_id=str(record.get("match") or ""),
+        seat=notice.seat,
+        game=str(record.get("game") or ""),
+        challenge_id=str(record.get("challenge") or ""),
+        tournament_id=str(record.get("tournament") or ""),
+        text=notice.text,
+        result_json=result,
+    )
+
+
+def tournament_message(tournament: TournamentLog, whole: bool = True) -> pb.Tournament:
+    header = tournament.header
+    message = pb.Tournament(
+        tournament_id=tournament.tournament_id,
+        name=str(header.get("name", "")),
+        game=str(header.get("game", "")),
+        format=str(header.get("format", "")),
+        bots=tournament.bots,
+        state=tournament.state(),
+        matches_total=tournament.counted(),
+        matches_finished=tournament.finished_count(),
+        standings=[
+            pb.Standing(rank=s.rank, bot=s.bot, points=s.points, played=s.played, wins=s.wins, byes=s.byes)
+            for s in tournament.standings()
+        ],
+        organiser=str(header.get("organiser", "")),
+        version=tournament.version,
+    )
+    if whole:
+        for entry in sorted(tournament.entries.values(), key=lambda e: e.index):
+            message.matches.append(
+                pb.TournamentMatch(
+                    index=entry.index,
+                    round=entry.round,
+                    seats=entry.seats,
+                    match_id=entry.match_id,
+                    state=entry.state,
+                    ranks_json=json.dumps(entry.ranks, sort_keys=True) if entry.ranks is not None else "",
+                    note="; ".join(entry.notes),
+                    finished_version=entry.finished_version,
+                )
+            )
+        message.audit.extend(tournament.audit)
+    return message
+
+
+class ArenaService:
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.matches = arena.matches
+        self.limits = arena.matches.limits
+
+    @_unary
+    async def CreateBot(self, request: pb.CreateBotRequest, context: Any) -> pb.CreateBotResponse:
+        bot, secret = await self.arena.create_bot(
+            _token(context), request.name, request.auto_accept, request_tag(request, self.limits)
+        )
+        return pb.CreateBotResponse(bot=bot_message(bot), bot_key=secret)
+
+    @_unary
+    async def ListBots(self, request: pb.ListBotsRequest, context: Any) -> pb.ListBotsResponse:
+        return pb.ListBotsResponse(bots=[bot_message(bot) for bot in await self.arena.list_bots(_token(context))])
+
+    @_unary
+    async def RotateBotKey(self, request: pb.RotateBotKeyRequest, context: Any) -> pb.RotateBotKeyResponse:
+        check_reason(request.reason, self.limits)
+        bot, secret = await self.arena.rotate_bot_key(_token(context), request.name, request.reason)
+        return pb.RotateBotKeyResponse(bot=bot_message(bot), bot_key=secret)
+
+    @_unary
+    async def RevokeBot(self, request: pb.RevokeBotRequest, context: Any) -> pb.RevokeBotResponse:
+        check_reason(request.reason, self.limits)
+        bot = await self.arena.revoke_bot(_token(context), request.name, request.reason)
+        return pb.RevokeBotResponse(bot=bot_message(bot))
+
+    @_unary
+    async def CreateChallenge(self, request: pb.CreateChallengeRequest, context: Any) -> pb.CreateChallengeResponse:
+        if not request.game:
+            raise BadRequest("game is required")
+        challenge = await self.arena.create_challenge(
+            _token(context), request.game, list(request.bots), request.config_json, request_tag(request, self.limits)
+        )
+        return pb.CreateChallengeResponse(challenge=challenge_message(challenge))
+
+    @_unary
+    async def AnswerChallenge(self, request: pb.AnswerChallengeRequest, context: Any) -> pb.AnswerChallengeResponse:
+        challenge = await self.arena.answer_challenge(_token(context), request.challenge_id, request.accept)
+        return pb.AnswerChallengeResponse(challenge=challenge_message(challenge))
+
+    @_unary
+    async def CreateTournament(self, request: pb.CreateTournamentRequest, context: Any) -> pb.CreateTournamentResponse:
+        if not request.game:
+            raise BadRequest("game is required")
+        if min(request.games_per_pair, request.rounds, request.table_size) < 0:
+            raise BadRequest("games_per_pair, rounds and table_size are 0 (the default) or more")
+        tournament = await self.arena.create_tournament(
+            _token(context),
+            request.game,
+            list(request.bots),
+            request.format,
+            request.games_per_pair,
+            request.rounds,
+            request.table_size,
+            request.config_json,
+            cut(request.name, self.limits),
+            request.seed if request.HasField("seed") else None,
+            request_tag(request, self.limits),
+        )
+        return pb.CreateTournamentResponse(tournament=tournament_message(tournament))
+
+    @_unary
+    async def GetTournament(self, request: pb.GetTournamentRequest, context: Any) -> pb.GetTournamentResponse:
+        tournament = await self.arena.tournament(request.tournament_id)
+        return pb.GetTournamentResponse(tournament=tournament_message(tournament))
+
+    @_unary
+    async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Any) -> pb.ListTournamentsResponse:
+        await self.arena.catch_up()
+        page, every = _page(request), self.arena.log.tournaments
+        start = page.start(0)
+        ids = every[start : start + page.size]
+        next_token = PageRequest.next_token(start + len(ids), start + len(ids) < len(every))
+        tournaments = [tournament_message(await self.arena.tournament(i), whole=False) for i in ids]
+        return pb.ListTournamentsResponse(tournaments=tournaments, next_page_token=next_token)
+
+    @_unary
+    async def VoidTournamentMatch(
+        self, request: pb.VoidTournamentMatchRequest, context: Any
+    ) -> pb.VoidTournamentMatchResponse:
+        check_reason(request.reason, self.limits)
+        tournament = await self.arena.void(
+            _token(context), request.tournament_id, request.match_id, request.reason, request.rematch
+        )
+        return pb.VoidTournamentMatchResponse(tournament=tournament_message(tournament))
+
+    @_unary
+    async def VerifyTournament(self, request: pb.VerifyTournamentRequest, context: Any) -> pb.VerifyTournamentResponse:
+        ok, problem, records, checked = await self.arena.verify(request.tournament_id)
+        return pb.VerifyTournamentResponse(ok=ok, problem=problem, checked_records=records, checked_matches=checked)
+
+    @_unary
+    async def Leaderboard(self, request: pb.LeaderboardRequest, context: Any) -> pb.LeaderboardResponse:
+        if not request.game:
+            raise BadRequest("game is required")
+        await self.arena.catch_up()
+        rows = self.arena.leaderboard(request.game)
+        return pb.LeaderboardResponse(
+            game=request.game,
+            ratings=[
+                pb.Rating(rank=rank, bot=r.bot, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, matches=r.matches)
+                for rank, r in enumerate(rows, start=1)
+            ],
+        )
+
+    async def BotEvents(self, request: Any, context: grpc.aio.ServicerContext) -> None:
+        """The bot's notices after `after`, then each new one as it is written."""
+        if isinstance(request, MalformedRequest):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
+        try:
+            token = _token(context)
+            bot = await self.arena.bot_of(token)
+            if request.after < 0:
+                raise BadRequest("after must be 0 or more")
+        except Exception as exc:
+            await _abort_for(exc, context, self.limits)
+            return
+        registry = self.matches.streams
+        try:
+            # Registered per bot (its own key in the registry), so a rotated or revoked key ends it.
+            stream = registry.open(uuid.uuid5(ARENA_STREAM, bot.name), token_hash(token or ""))
+        except TooManyStreams as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        sent = int(request.after)
+        try:
+            end, sent = await self._follow(bot, token, stream.ending, stream.opened_at, sent, context)
+        finally:
+            registry.close(stream)
+        code = grpc.StatusCode.UNAUTHENTICATED if end.revoked else grpc.StatusCode.UNAVAILABLE
+        await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
+
+    async def _follow(
+        self,
+        bot: BotAccount,
+        token: str | None,
+        ending: asyncio.Future[StreamEnd],
+        opened_at: float,
+        sent: int,
+        context: grpc.aio.ServicerContext,
+    ) -> tuple[StreamEnd, int]:
+        limits = self.matches.streams.limits
+        while True:
+            if self.matches.refresh_every is not None:
+                await self.arena.catch_up()  # another node's notices
+            try:
+                await self.arena.bot_of(token)
+            except Unauthenticated as exc:  # revoked or rotated on another node
+                return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
+            for notice in self.arena.log.notices(bot.name, sent):
+                if ending.done():
+                    break
+                try:
+                    async with asyncio.timeout(limits.write_timeout):
+                        await context.write(notice_message(notice))
+                except TimeoutError:
+                    return StreamEnd(
+                        f"the client did not take notice {notice.position} within {limits.write_timeout:g} s "
+                        f"(StreamLimits.write_timeout); call again with after={sent}",
+                        revoked=False,
+                    ), sent
+                sent = notice.position
+            if ending.done():
+                return ending.result(), sent
+            age_left = opened_at + limits.max_age - time.monotonic()
+            if age_left <= 0:
+                return StreamEnd(
+                    f"this stream reached its maximum age of {limits.max_age:g} s (StreamLimits.max_age); "
+                    f"call again with after={sent}",
+                    revoked=False,
+                ), sent
+            wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
+            await self.matches.wait_for_stream(ARENA_STREAM, self._moved_on(self.arena.log.version), wait, ending)
+
+    def _moved_on(self, version: int) -> Callable[[], bool]:
+        return lambda: self.arena.log.version > version
+
+
+def arena_handler(service: ArenaService) -> grpc.GenericRpcHandler:
+    descriptor = pb.DESCRIPTOR.services_by_name["ArenaService"]
+    handlers = {}
+    for method in descriptor.methods:
+        request_class = getattr(pb, method.input_type.name)
+        response_class = getattr(pb, method.output_type.name)
+        behaviour = getattr(service, method.name)
+        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(
+            behaviour,
+            request_deserializer=_safe_deserializer(request_class, service.limits),
+            response_serializer=_passing_bytes(response_class.SerializeToString),
+        )
+    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)

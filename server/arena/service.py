@@ -1,0 +1,711 @@
+"""The arena: bot accounts, challenges, tournaments, their scheduling, and the leaderboards.
+
+Every write is optimistic: the arena stream, a tournament's stream and the new matches a step starts are
+appended in one transaction at the versions this process last read (server/matches.py write_together).
+When another node wrote first, nothing lands; this node reads what it missed and decides again, so on
+PostgreSQL exactly one node starts each tournament match, and a seat notice is never written without
+its match. Bot keys live in the identities stream beside host keys (server/identities.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import InvalidConfig
+from engine.registry import get_game
+from server.access import UnknownToken
+from server.arena.log import ARENA_STREAM, ArenaLog, Challenge, new_server_stream_id
+from server.arena.ratings import Rating, ratings
+from server.arena.tournament import DEFAULT_TABLE_SIZE, FORMATS, TournamentLog, plan_for, scheduled_record
+from server.errors import (
+    BadRequest,
+    FailedPrecondition,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unavailable,
+)
+from server.identities import BotAccount
+from server.limits import parse_config_json
+from server.live import LiveMatch
+from server.matches import Matches
+from server.records import Record, first_broken_link, token_hash
+from server.requests import RequestTag, same_body
+from server.store import VersionConflict
+
+log = logging.getLogger(__name__)
+BOT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
+WRITE_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class ArenaSettings:
+    # An unanswered challenge expires after this many seconds.
+    challenge_ttl: float = 600.0
+    # A bot may be invited to at most this many open challenges at once (the next is RESOURCE_EXHAUSTED).
+    max_open_challenges_per_bot: int = 20
+    # A tournament's bots (its draw and its matches grow with their square).
+    max_bots_per_tournament: int = 64
+
+
+@dataclass
+class Step:
+    """One optimistic write: records for the arena stream, for tournaments, and new matches."""
+
+    arena: list[Record]
+    tournaments: dict[str, list[Record]]
+    matches: list[tuple[LiveMatch, list[Record]]]
+    result: Any = None
+
+
+def ranks_of(live: LiveMatch) -> dict[str, int]:
+    """A finished bot match's ranks by bot (none for a cancelled match)."""
+    if live.cancelled():
+        return {}
+    seats: dict[str, str] = dict(live.header.get("bots") or {})
+    results = live.game.results(live.state).get("results", [])
+    return {seats.get(str(row["player"]), str(row["player"])): int(row["rank"]) for row in results}
+
+
+def rollbacks_of(live: LiveMatch) -> list[dict[str, Any]]:
+    return [
+        {"to": int(record["to"]), "reason": str(record.get("reason", "")), "by": str(record.get("by", ""))}
+        for record in live.records
+        if record.get("kind") == "rollback"
+    ]
+
+
+class Arena:
+    def __init__(self, matches: Matches, settings: ArenaSettings | None = None) -> None:
+        self.matches = matches
+        self.settings = settings or ArenaSettings()
+        self.log = ArenaLog()
+        self.tournaments: dict[str, TournamentLog] = {}
+        self._lock = asyncio.Lock()  # one arena write at a time in this process (others: optimistic)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._finishing: set[str] = set()
+        self._boards: dict[str, tuple[int, list[Rating]]] = {}  # game -> (arena version, its ratings)
+        matches.on_arena_write = self._on_match_write
+        matches.on_server_stream = self._on_remote
+
+    # --- reading the arena's streams ----------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.catch_up()
+        for tournament_id in self.log.tournaments:  # a stopped server resumes its tournaments at the first tick
+            await self.tournament(tournament_id)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def catch_up(self) -> None:
+        after = self.log.version
+        records = await self.matches.read_stream(ARENA_STREAM, after)
+        applied = False
+        for version, record in enumerate(records, start=after + 1):
+            if self.log.version < version:  # idempotent by version: catch-ups may overlap (a notification, a write)
+                self.log.apply(record)
+                applied = True
+        if applied:
+            self.matches.notify(ARENA_STREAM)
+
+    async def tournament(self, tournament_id: str) -> TournamentLog:
+        """A tournament's log, caught up from the store."""
+        try:
+            stream = uuid.UUID(tournament_id)
+        except (ValueError, AttributeError, TypeError):
+            raise BadRequest(f"tournament_id {tournament_id!r} is not a tournament id (a UUID)") from None
+        found = self.tournaments.get(str(stream))
+        after = found.version if found is not None else 0
+        records = await self.matches.read_stream(stream, after)
+        if found is None:
+            if not records or records[0].get("kind") != "tournament_created":
+                raise NotFound(f"no tournament {tournament_id}")
+            found = self.tournaments.setdefault(str(stream), TournamentLog(str(stream)))  # one copy per id
+        for version, record in enumerate(records, start=after + 1):
+            if found.version == version - 1:  # idempotent by version: reads may overlap
+                found.apply(record)
+        return found
+
+    async def _on_remote(self, stream: uuid.UUID, version: int) -> None:
+        """Another node appended to the arena or a tournament: read it, so streams here see it now."""
+        if stream == ARENA_STREAM and self.log.version < version:
+            await self.catch_up()
+        elif str(stream) in self.tournaments and self.tournaments[str(stream)].version < version:
+            await self.tournament(str(stream))
+
+    # --- writing ----------------------------------------------------------------------------------
+
+    async def _commit(self, plan: Callable[[], Awaitable[Step | None]]) -> Any:
+        """Decide a step on fresh state and write it in one transaction; decide again if another node
+        wrote first. `plan` returns None when there is nothing to do."""
+        for _ in range(WRITE_ATTEMPTS):
+            async with self._lock:
+                await self.catch_up()
+                step = await plan()
+                if step is None:
+                    return None
+                writes: list[tuple[uuid.UUID, int, str, Sequence[Record]]] = []
+                if step.arena:
+                    writes.append((ARENA_STREAM, self.log.version, self.log.last_hash, step.arena))
+                for tournament_id, records in step.tournaments.items():
+                    tournament = self.tournaments[tournament_id]
+                    writes.append((uuid.UUID(tournament_id), tournament.version, tournament.last_hash, records))
+                for live, records in step.matches:
+                    writes.append((live.id, 0, "", records))
+                try:
+                    stamped = await self.matches.write_together(writes)
+                except VersionConflict:
+                    log.info("the arena changed under a write in another process: deciding again")
+                    for tournament_id in step.tournaments:
+                        await self.tournament(tournament_id)
+                    continue
+                # Applied by version: a reader's catch-up may have read these records back meanwhile.
+                batches = iter(zip(writes, stamped, strict=True))
+                if step.arena:
+                    (_, after, _, _), records = next(batches)
+                    for version, record in enumerate(records, start=after + 1):
+                        if self.log.version == version - 1:
+                            self.log.apply(record)
+                for tournament_id in step.tournaments:
+                    (_, after, _, _), records = next(batches)
+                    tournament = self.tournaments[tournament_id]
+                    for version, record in enumerate(records, start=after + 1):
+                        if tournament.version == version - 1:
+                            tournament.apply(record)
+                for live, _ in step.matches:
+                    self.matches.adopt(live, next(batches)[1])
+                if step.arena:
+                    self.matches.notify(ARENA_STREAM)
+                return step.result
+        raise Unavailable("the arena kept changing under this write; nothing was written: retry")
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- who calls --------------------------------------------------------------------------------
+
+    async def _creator(self, token: str | None) -> str:
+        """The admin or a host key (refreshing the keys once: another node may have just made it)."""
+        try:
+            return self.matches.access.creator(token)
+        except UnknownToken:
+            await self.matches.refresh_identities()
+            return self.matches.access.creator(token)
+
+    async def bot_of(self, token: str | None) -> BotAccount:
+        try:
+            return self.matches.access.bot(token)
+        except UnknownToken:
+            await self.matches.refresh_identities()
+            return self.matches.access.bot(token)
+
+    async def _caller(self, token: str | None) -> str:
+        """admin, a host key id, or bot:NAME."""
+        if token and self.matches.access.identities.bot_by_digest(token_hash(token)) is not None:
+            return f"bot:{(await self.bot_of(token)).name}"
+        return await self._creator(token)
+
+    def _requested(self, kind: str, caller: str, tag: RequestTag | None) -> Record | None:
+        """The arena record an earlier call with this request id wrote (a retry gets the same outcome)."""
+        if tag is None:
+            return None
+        for record in self.log.records:
+            request = record.get("request")
+            if record["kind"] == kind and request and (request["caller"], request["id"]) == (caller, tag.request_id):
+                same_body(request, tag)
+                return record
+        return None
+
+    def _bots(self, names: Sequence[str]) -> list[BotAccount]:
+        if len(names) < 2:
+            raise BadRequest("name at least 2 bots")
+        if len(set(names)) != len(names):
+            raise BadRequest("each bot may be named once (a bot holds at most one seat per match)")
+        found = []
+        for name in names:
+            bot = self.matches.access.identities.bots.get(name)
+            if bot is None:
+                raise NotFound(f"no bot {name!r} is registered (matchctl bot create {name})")
+            if bot.revoked:
+                raise FailedPrecondition(f"bot {name} was revoked: {bot.revoked_reason}")
+            found.append(bot)
+        return found
+
+    # --- bot accounts -----------------------------------------------------------------------------
+
+    async def create_bot(
+        self, token: str | None, name: str, auto_accept: bool, tag: RequestTag | None
+    ) -> tuple[BotAccount, str]:
+        owner = await self._creator(token)
+        if BOT_NAME.fullmatch(name) is None:
+            raise BadRequest(f"bot name {name!r}: 1-32 characters of a-z, 0-9 and -, starting with a letter")
+        identities = self.matches.access.identities
+        await self.matches.refresh_identities()
+        if tag is not None:
+            earlier = identities.requests.get((owner, tag.request_id))
+            if earlier is not None:
+                same_body(earlier["request"], tag)
+                bot_name = str(earlier["bot"])
+                return identities.bots[bot_name], self.matches.new_secret(tag, "identities", "bot-key", bot_name)
+        if name in identities.bots:
+            raise FailedPrecondition(f"a bot named {name} is already registered")
+        secret = self.matches.new_secret(tag, "identities", "bot-key", name)
+        record = identities.bot_record(
+            "created", name, self.matches.clock.now(), digest=token_hash(secret), owner=owner, auto_accept=auto_accept
+        )
+        if tag is not None:
+            record["request"] = tag.record(owner)
+        await self.matches.append_identity(record)
+        if identities.bots[name].digest != token_hash(secret):  # another node registered the name first
+            raise FailedPrecondition(f"a bot named {name} is already registered")
+        return identities.bots[name], secret
+
+    async def list_bots(self, token: str | None) -> list[BotAccount]:
+        owner = await self._creator(token)
+        await self.matches.refresh_identities()
+        bots = self.matches.access.identities.bots.values()
+        return [bot for bot in bots if owner == "admin" or bot.owner == owner]
+
+    async def _own_bot(self, token: str | None, name: str) -> BotAccount:
+        owner = await self._creator(token)
+        await self.matches.refresh_identities()
+        bot = self.matches.access.identities.bots.get(name)
+        if bot is None:
+            raise NotFound(f"no bot {name!r}")
+        if owner != "admin" and bot.owner != owner:
+            raise PermissionDenied(f"bot {name} was registered by another host key")
+        if bot.revoked:
+            raise FailedPrecondition(f"bot {name} is revoked")
+        return bot
+
+    async def rotate_bot_key(self, token: str | None, name: str, reason: str) -> tuple[BotAccount, str]:
+        bot = await self._own_bot(token, name)
+        secret = self.matches.new_secret(None, "identities", "bot-key", name)
+        identities = self.matches.access.identities
+        at = self.matches.clock.now()
+        await self.matches.append_identity(
+            identities.bot_record("rotated", name, at, digest=token_hash(secret), reason=reason or "rotated")
+        )
+        self.matches.end_credential(bot.digest, f"bot {name}'s key was rotated")
+        return identities.bots[name], secret
+
+    async def revoke_bot(self, token: str | None, name: str, reason: str) -> BotAccount:
+        bot = await self._own_bot(token, name)
+        identities = self.matches.access.identities
+        at = self.matches.clock.now()
+        await self.matches.append_identity(identities.bot_record("revoked", name, at, reason=reason or "revoked"))
+        self.matches.end_credential(bot.digest, f"bot {name} was revoked")
+        return identities.bots[name]
+
+    # --- challenges -------------------------------------------------------------------------------
+
+    def _terms_checked(self, game: str, bots: Sequence[str], config_json: str) -> dict[str, Any]:
+        """The configuration overrides, checked by building the match's first records (not written)."""
+        self._bots(bots)
+        overrides = parse_config_json(config_json, self.matches.limits)
+        self.matches.arena_match(game, {bot: bot for bot in bots}, overrides, "admin", {})
+        return overrides
+
+    async def create_challenge(
+        self, token: str | None, game: str, bots: Sequence[str], config_json: str, tag: RequestTag | None
+    ) -> Challenge:
+        who = await self._caller(token)
+        bots = list(bots)
+        if who.startswith("bot:") and who[4:] not in bots:
+            raise PermissionDenied(f"a bot challenges others to play with it: name {who[4:]} among the bots")
+        overrides = self._terms_checked(game, bots, config_json)
+
+        async def plan() -> Step | None:
+            earlier = self._requested("challenge", who, tag)
+            if earlier is not None:
+                return Step([], {}, [], self.log.challenges[str(earlier["challenge"])])
+            limit = self.settings.max_open_challenges_per_bot
+            for bot in bots:
+                if len(self.log.open_challenges(bot)) >= limit:
+                    raise ResourceExhausted(
+                        f"bot {bot} already has {limit} open challenges: max_open_challenges_per_bot is {limit}"
+                    )
+            identities = self.matches.access.identities
+            accepted = [b for b in bots if identities.bots[b].auto_accept or who == f"bot:{b}"]
+            challenge_id = str(new_server_stream_id())
+            now = self.matches.clock.now()
+            record: Record = {
+                "kind": "challenge",
+                "challenge": challenge_id,
+                "game": game,
+                "bots": bots,
+                "config": overrides,
+                "by": who,
+                "expires_at": now + self.settings.challenge_ttl,
+                "accepted": accepted,
+                "at": now,
+            }
+            if tag is not None:
+                record["request"] = tag.record(who)
+            step = Step([record], {}, [], challenge_id)
+            if len(accepted) == len(bots):
+                self._start_challenge(step, challenge_id, game, bots, overrides, who)
+            return step
+
+        challenge_id = await self._commit(plan)
+        return challenge_id if isinstance(challenge_id, Challenge) else self.log.challenges[challenge_id]
+
+    def _start_challenge(
+        self, step: Step, challenge_id: str, game: str, bots: Sequence[str], overrides: dict[str, Any], by: str
+    ) -> None:
+        organiser = "admin" if by.startswith("bot:") else by
+        arena = {"challenge": challenge_id}
+        live, records = self.matches.arena_match(game, {bot: bot for bot in bots}, overrides, organiser, arena)
+        step.matches.append((live, records))
+        step.arena.append(
+            {
+                "kind": "seated",
+                "match": str(live.id),
+                "game": game,
+                "seats": {bot: bot for bot in bots},
+                "challenge": challenge_id,
+                "tournament": None,
+                "at": self.matches.clock.now(),
+            }
+        )
+
+    async def answer_challenge(self, token: str | None, challenge_id: str, accept: bool) -> Challenge:
+        bot = await self.bot_of(token)
+
+        async def plan() -> Step | None:
+            challenge = self.log.challenges.get(challenge_id)
+            if challenge is None or bot.name not in challenge.bots:
+                raise NotFound(f"no challenge {challenge_id!r} addressed to bot {bot.name}")
+            if challenge.state != "open":
+                if accept and bot.name in challenge.accepted:
+                    return None  # answered already: a retry
+                raise FailedPrecondition(f"challenge {challenge_id} is {challenge.state}")
+            if accept and bot.name in challenge.accepted:
+                return None
+            now = self.matches.clock.now()
+            step = Step(
+                [{"kind": "answer", "challenge": challenge_id, "bot": bot.name, "accept": accept, "at": now}], {}, []
+            )
+            if accept and challenge.waiting_on() == [bot.name]:
+                self._start_challenge(
+                    step, challenge_id, challenge.game, challenge.bots, challenge.config, challenge.by
+                )
+            return step
+
+        await self._commit(plan)
+        return self.log.challenges[challenge_id]
+
+    async def expire_challenges(self) -> int:
+        async def plan() -> Step | None:
+            now = self.matches.clock.now()
+            due = [c for c in self.log.challenges.values() if c.state == "open" and c.expires_at <= now]
+            if not due:
+                return None
+            return Step([{"kind": "expired", "challenge": c.challenge_id, "at": now} for c in due], {}, [], len(due))
+
+        return int(await self._commit(plan) or 0)
+
+    # --- tournaments ------------------------------------------------------------------------------
+
+    async def create_tournament(
+        self,
+        token: str | None,
+        game: str,
+        bots: Sequence[str],
+        format_name: str,
+        games_per_pair: int,
+        rounds: int,
+        table_size: int,
+        config_json: str,
+        name: str,
+        seed: int | None,
+        tag: RequestTag | None,
+    ) -> TournamentLog:
+        organiser = await self._creator(token)
+        get_game(game)  # an unknown game says which games there are
+        bots = list(bots)
+        await self.matches.refresh_identities()
+        self._bots(bots)
+        if len(bots) > self.settings.max_bots_per_tournament:
+            raise BadRequest(f"{len(bots)} bots: max_bots_per_tournament is {self.settings.max_bots_per_tournament}")
+        format_name = format_name or ("round-robin" if game == "cookoff" else "rotation")
+        if format_name not in FORMATS:
+            raise BadRequest(f"format {format_name!r}: use {' or '.join(FORMATS)}")
+        if format_name == "round-robin":
+            table_size, rounds, games_per_pair = 2, 0, games_per_pair or 1
+        else:
+            table_size = table_size or (2 if game == "cookoff" else min(DEFAULT_TABLE_SIZE, len(bots)))
+            rounds, games_per_pair = rounds or len(bots), 0
+        overrides = parse_config_json(config_json, self.matches.limits)
+        header: Record = {
+            "kind": "tournament_created",
+            "name": name,
+            "game": game,
+            "format": format_name,
+            "bots": bots,
+            "games_per_pair": games_per_pair,
+            "rounds": rounds,
+            "table_size": table_size,
+            "config": overrides,
+            "seed": seed if seed is not None else int.from_bytes(uuid.uuid4().bytes[:6], "big"),
+            "organiser": organiser,
+        }
+        try:
+            plan = await asyncio.to_thread(plan_for, header)  # a large draw takes seconds: off the loop
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        for round_ in plan[:1]:  # the game checks the configuration with a table of the drawn size
+            for table in round_["tables"][:1]:
+                try:
+                    self.matches.arena_match(game, {bot: bot for bot in table}, overrides, organiser, {})
+                except InvalidConfig as exc:
+                    raise InvalidConfig(f"a table of {len(table)} bots: {exc}") from None
+        tournament_id = str(new_server_stream_id())
+
+        async def step() -> Step | None:
+            earlier = self._requested("tournament", organiser, tag)
+            if earlier is not None:
+                return Step([], {}, [], str(earlier["tournament"]))
+            now = self.matches.clock.now()
+            notice: Record = {
+                "kind": "tournament",
+                "tournament": tournament_id,
+                "name": name,
+                "game": game,
+                "bots": bots,
+                "at": now,
+            }
+            if tag is not None:
+                notice["request"] = tag.record(organiser)
+            self.tournaments[tournament_id] = TournamentLog(tournament_id)
+            records = [{**header, "at": now}, scheduled_record(plan, now)]
+            return Step([notice], {tournament_id: records}, [], tournament_id)
+
+        made = str(await self._commit(step))
+        await self.advance(made)
+        return await self.tournament(made)
+
+    async def advance(self, tournament_id: str) -> None:
+        """Start every match whose turn has come (one transaction per step), or record the end."""
+
+        async def plan() -> Step | None:
+            tournament = await self.tournament(tournament_id)
+            header = tournament.header
+            entries = tournament.to_start()
+            now = self.matches.clock.now()
+            if entries:
+                step = Step([], {tournament_id: []}, [])
+                for entry in entries:
+                    seats = {bot: bot for bot in entry.seats}
+                    arena = {"tournament": tournament_id, "index": entry.index}
+                    live, records = self.matches.arena_match(
+                        str(header["game"]), seats, header["config"], str(header["organiser"]), arena
+                    )
+                    step.matches.append((live, records))
+                    step.tournaments[tournament_id].append(
+                        {"kind": "started", "index": entry.index, "match": str(live.id), "at": now}
+                    )
+                    step.arena.append(
+                        {
+                            "kind": "seated",
+                            "match": str(live.id),
+                            "game": header["game"],
+                            "seats": seats,
+                            "tournament": tournament_id,
+                            "challenge": None,
+                            "at": now,
+                        }
+                    )
+                return step
+            if tournament.needs_completion():
+                standings = tournament.standings_json()
+                return Step(
+                    [{"kind": "tournament_finished", "tournament": tournament_id, "standings": standings, "at": now}],
+                    {tournament_id: [{"kind": "completed", "standings": standings, "at": now}]},
+                    [],
+                )
+            return None
+
+        await self._commit(plan)
+
+    def _on_match_write(self, live: LiveMatch) -> None:
+        """Told of every write to a bot match: once it is over, record its end (in a task: the write that
+        ended it answers its caller first)."""
+        match_id = str(live.id)
+        if match_id in self._finishing or not live.status().finished:
+            return
+        self._finishing.add(match_id)
+        self._spawn(self._finish(match_id))
+
+    async def _finish(self, match_id: str) -> None:
+        try:
+            tournament_id = await self.record_end(match_id)
+            if tournament_id:
+                await self.advance(tournament_id)
+        except Exception:  # the next tick tries again; the match's own records are safe
+            log.exception("the end of arena match %s could not be recorded", match_id)
+        finally:
+            self._finishing.discard(match_id)
+
+    async def record_end(self, match_id: str) -> str | None:
+        """Write a finished bot match's ranks to the arena (and its tournament); the tournament's id."""
+
+        async def plan() -> Step | None:
+            match = self.log.matches.get(match_id)
+            if match is None or match.ranks is not None or match.voided:
+                return None
+            live = await self.matches.load(uuid.UUID(match_id))
+            if not live.status().finished:
+                return None
+            ranks, now = ranks_of(live), self.matches.clock.now()
+            finished = {"kind": "finished", "match": match_id, "game": match.game, "ranks": ranks, "at": now}
+            step = Step([{**finished, "tournament": match.tournament}], {}, [], match.tournament)
+            if match.tournament:
+                tournament = await self.tournament(match.tournament)
+                index = tournament.by_match[match_id]
+                if tournament.entries[index].state == "playing":
+                    record = {"kind": "finished", "index": index, "match": match_id, "ranks": ranks}
+                    step.tournaments[match.tournament] = [{**record, "rollbacks": rollbacks_of(live), "at": now}]
+            return step
+
+        result = await self._commit(plan)
+        return str(result) if result else None
+
+    async def void(
+        self, token: str | None, tournament_id: str, match_id: str, reason: str, rematch: bool
+    ) -> TournamentLog:
+        who = await self._creator(token)
+        if not reason.strip():
+            raise BadRequest("a void needs a reason (it is recorded and shown in the tournament's audit)")
+
+        async def plan() -> Step | None:
+            tournament = await self.tournament(tournament_id)
+            if who not in ("admin", tournament.header["organiser"]):
+                raise PermissionDenied("only the tournament's organiser (or the admin) voids its matches")
+            index = tournament.by_match.get(match_id)
+            if index is None:
+                raise NotFound(f"match {match_id} is not a match of tournament {tournament_id}")
+            entry = tournament.entries[index]
+            if entry.state == "voided":
+                raise FailedPrecondition(f"match {match_id} is already voided")
+            if entry.state != "finished":
+                raise FailedPrecondition(
+                    f"match {match_id} is still being played: correct it by rollback (matchctl rollback), "
+                    "or cancel it and then void it"
+                )
+            now = self.matches.clock.now()
+            new_index = max(tournament.entries) + 1 if rematch else None
+            records: list[Record] = [
+                {
+                    "kind": "voided",
+                    "index": index,
+                    "match": match_id,
+                    "reason": reason,
+                    "by": who,
+                    "rematch": new_index,
+                    "at": now,
+                }
+            ]
+            if new_index is not None:
+                again = {
+                    "index": new_index,
+                    "round": entry.round,
+                    "table": entry.table,
+                    "seats": entry.seats,
+                    "rematch_of": index,
+                }
+                records.append({"kind": "scheduled", "matches": [again], "byes": {}, "at": now})
+            arena = [{"kind": "voided", "match": match_id, "tournament": tournament_id, "reason": reason, "at": now}]
+            return Step(arena, {tournament_id: records}, [])
+
+        await self._commit(plan)
+        await self.advance(tournament_id)
+        return await self.tournament(tournament_id)
+
+    async def verify(self, tournament_id: str) -> tuple[bool, str, int, int]:
+        """Re-derive the schedule and the standings from the log and check its chain and each match's
+        result against the match itself: (ok, the first problem, records checked, matches checked)."""
+        stream = (await self.tournament(tournament_id)).tournament_id
+        records = await self.matches.read_stream(uuid.UUID(stream), 0)
+        key = self.matches.chain_key
+        broken = first_broken_link(records, {key.key_id: key.secret})
+        if broken is not None:
+            return False, f"record {broken[0]}: {broken[1]}", broken[0] - 1, 0
+        replay = TournamentLog(stream)
+        checked = 0
+        for version, record in enumerate(records, start=1):
+            if record["kind"] == "completed" and record["standings"] != replay.standings_json():
+                return (
+                    False,
+                    f"record {version}: the standings recorded differ from those recomputed from the log",
+                    version,
+                    checked,
+                )
+            if version == 2:
+                expected = await asyncio.to_thread(plan_for, replay.header)
+                if record.get("kind") != "scheduled" or record["matches"] != scheduled_record(expected, 0)["matches"]:
+                    return (
+                        False,
+                        "record 2: the schedule differs from the draw its seed and bots determine",
+                        version,
+                        checked,
+                    )
+            try:
+                replay.apply(record)
+            except Exception as exc:
+                return False, f"record {version} cannot be applied ({type(exc).__name__})", version, checked
+            if record["kind"] == "finished":
+                problem = await self._check_result(stream, record)
+                if problem:
+                    return False, f"record {version}: {problem}", version, checked
+                checked += 1
+        return True, "", len(records), checked
+
+    async def _check_result(self, tournament_id: str, record: Record) -> str:
+        live = await self.matches.load(uuid.UUID(str(record["match"])))
+        arena = live.header.get("arena") or {}
+        if arena.get("tournament") != tournament_id or arena.get("index") != record["index"]:
+            return f"match {record['match']} is not #{record['index']} of this tournament"
+        if not live.status().finished:
+            return f"match {record['match']} is not finished in its own log"
+        if ranks_of(live) != record["ranks"]:
+            return f"the ranks recorded for match {record['match']} differ from the match's own result"
+        return ""
+
+    def leaderboard(self, game: str) -> list[Rating]:
+        """Ratings from every finished arena match of the game, recomputed when the arena has moved."""
+        get_game(game)
+        cached = self._boards.get(game)
+        if cached is None or cached[0] != self.log.version:
+            cached = self._boards[game] = (self.log.version, ratings(self.log.results(game)))
+        return cached[1]
+
+    # --- the ticker -------------------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        """Expire challenges, record ends a write's own task missed (a crash, another node), and start
+        what each running tournament has due."""
+        await self.catch_up()
+        await self.expire_challenges()
+        for match in self.log.unfinished():
+            summary = await self.matches.summary(uuid.UUID(match.match_id))
+            if summary is not None and summary.finished and match.match_id not in self._finishing:
+                await self._finish(match.match_id)
+        for tournament_id in list(self.log.tournaments):  # those another node made are loaded once
+            known = self.tournaments.get(tournament_id)
+            if known is not None and known.done() and not known.needs_completion():
+                continue  # over (a void here or on another node advances it itself)
+            tournament = await self.tournament(tournament_id)
+            if tournament.to_start() or tournament.needs_completion():
+                await self.advance(tournament_id)
