@@ -357,7 +357,8 @@ def test_run_bot_answers_a_challenge_plays_the_match_and_stops_at_its_finished_n
     kinds = {name: [line.split()[1] for line in bot.lines if line.startswith("#")] for name, bot in bots.items()}
     for name, seen in kinds.items():
         assert seen[0] == "challenged" and "seated" in seen and seen[-1] == "finished", (name, seen)
-        assert positions[name] == len(seen)  # one notice per position, from the start
+        numbers = [int(line.split()[0][1:]) for line in bots[name].lines if line.startswith("#")]
+        assert numbers == sorted(set(numbers)) and positions[name] == numbers[-1]  # in order, each once
     again = ArenaBot("chal-a", keys["chal-a"], until_finished).start(server.address, after=0)
     assert again.finish() == positions["chal-a"]  # from the start again: the history, the match not replayed
     assert not [line for line in again.lines if line.startswith("match ") and "playing" in line]
