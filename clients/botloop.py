@@ -73,10 +73,10 @@ def pause_before(failures: int) -> float:
 
 
 def notice_line(event: Notice) -> str:
-    """One line per notice, for a person watching the bot."""
-    about = event.match_id or event.challenge_id or event.tournament_id
-    text = f": {event.text}" if event.text else ""
-    return f"#{event.position} {event.kind} {about}{text}".rstrip()
+    """One line per notice, for a person watching the bot: its position, kind and words (which name the
+    match, challenge or tournament; the bare id when the server sent no words)."""
+    said = event.text or event.match_id or event.challenge_id or event.tournament_id
+    return f"#{event.position} {event.kind}: {said}".rstrip(": ")
 
 
 @dataclass(frozen=True)

@@ -220,7 +220,9 @@ def _offsets(text: str, start: float) -> str:
 
 # The arena (matchctl bot, tournament, leaderboard): tables of bots, standings, matches and ratings.
 
-NUMBERS = frozenset("rank points played wins byes key # round bots finished ordinal matches".split()) | {"mu ± sigma"}
+NUMBERS = frozenset("rank points played wins byes generation # round bots finished ordinal matches".split()) | {
+    "mu ± sigma"
+}
 
 
 def _table(title: str | None, headings: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -259,7 +261,7 @@ def bots_table(bots: Sequence[arena_pb.Bot]) -> list[str]:
         )
         for bot in bots
     ]
-    return _table(None, ("bot", "state", "auto-accept", "key", "owner", "created"), rows)
+    return _table(None, ("bot", "state", "auto-accept", "key generation", "owner", "created"), rows)
 
 
 def progress_line(tournament: arena_pb.Tournament) -> str:

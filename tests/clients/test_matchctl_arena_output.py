@@ -91,7 +91,7 @@ def test_bots_show_state_auto_accept_and_key_generation() -> None:
         arena_pb.Bot(name="bob-bot", revoked=True, auto_accept=True, owner="hk_1", key_generation=1),
     ]
     lines = cli_show.bots_table(bots)
-    assert lines[0].split() == ["bot", "state", "auto-accept", "key", "owner", "created"]
+    assert lines[0].split() == ["bot", "state", "auto-accept", "key", "generation", "owner", "created"]
     assert lines[2].split() == ["ann-bot", "active", "no", "2", "admin", "2027-01-15", "08:00", "UTC"]
     assert lines[3].split() == ["bob-bot", "revoked", "yes", "1", "hk_1"]
     assert cli_show.bots_table([]) == ["no bots registered (matchctl bot create NAME)"]

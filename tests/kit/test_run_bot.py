@@ -311,7 +311,7 @@ def test_challenges_are_accepted_by_default_else_as_accept_says_and_a_stale_one_
     picky.handle(notice(3, "challenged", challenge_id="c3", game="cookoff"))
     assert client.answers == [("c1", True), ("c3", False)]
     assert "challenge gone: answer not taken: FAILED_PRECONDITION the challenge expired" in lines
-    assert lines[0] == "#1 challenged c1"
+    assert lines[0] == "#1 challenged: c1"
 
 
 def test_the_bot_loop_plays_every_seat_of_a_real_match_to_its_end(server: ServerThread) -> None:
@@ -354,7 +354,9 @@ def test_run_bot_answers_a_challenge_plays_the_match_and_stops_at_its_finished_n
     positions = {name: bot.finish() for name, bot in bots.items()}
     answered = {name: [line for line in bot.lines if line.startswith("challenge ")] for name, bot in bots.items()}
     assert all(any(line.endswith(": accepted") for line in lines) for lines in answered.values()), answered
-    kinds = {name: [line.split()[1] for line in bot.lines if line.startswith("#")] for name, bot in bots.items()}
+    kinds = {
+        name: [line.split()[1].rstrip(":") for line in bot.lines if line.startswith("#")] for name, bot in bots.items()
+    }
     for name, seen in kinds.items():
         assert seen[0] == "challenged" and "seated" in seen and seen[-1] == "finished", (name, seen)
         numbers = [int(line.split()[0][1:]) for line in bots[name].lines if line.startswith("#")]
