@@ -31,7 +31,7 @@ from server.errors import (
     ResourceExhausted,
     Unavailable,
 )
-from server.identities import BotAccount
+from server.identities import BotAccount, is_server_stream
 from server.limits import parse_config_json
 from server.live import LiveMatch
 from server.matches import Matches
@@ -126,6 +126,8 @@ class Arena:
         except (ValueError, AttributeError, TypeError):
             raise BadRequest(f"tournament_id {tournament_id!r} is not a tournament id (a UUID)") from None
         found = self.tournaments.get(str(stream))
+        if found is None and not is_server_stream(stream):  # a match's id (or any other): nothing is read
+            raise NotFound(f"no tournament {tournament_id}")
         after = found.version if found is not None else 0
         records = await self.matches.read_stream(stream, after)
         if found is None:
