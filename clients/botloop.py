@@ -76,7 +76,7 @@ def notice_line(event: Notice) -> str:
     """One line per notice, for a person watching the bot: its position, kind and words (which name the
     match, challenge or tournament; the bare id when the server sent no words)."""
     said = event.text or event.match_id or event.challenge_id or event.tournament_id
-    return f"#{event.position} {event.kind}: {said}".rstrip(": ")
+    return f"#{event.position} {event.kind}: {said}" if said else f"#{event.position} {event.kind}"
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,36 @@ def test_another_error_is_raised_not_retried() -> None:
     assert client.asked == [0]
 
 
+class Interrupted(Stream):
+    """Ctrl-C while the bot waits for its next notice."""
+
+    def __iter__(self) -> Iterator[arena_pb.BotEventsResponse]:
+        yield from self.notices
+        raise KeyboardInterrupt
+
+
+def test_run_bot_returns_the_last_position_on_ctrl_c_and_when_until_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    streams = [Interrupted([notice(3, "tournament_created"), notice(5, "challenge_expired")])]
+
+    class Client(NoticesClient):
+        def __init__(self, server: str, tls: bool = False, ca: object = None) -> None:
+            super().__init__(streams)
+            self.closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(botloop, "MatchClient", Client)
+    lines: list[str] = []
+    assert botloop.run_bot(lambda g, v, s: None, server="127.0.0.1:1", bot_key="k", after=2, log=lines.append) == 5
+    assert lines == ["#3 tournament_created", "#5 challenge_expired"]
+    streams.append(Stream([notice(6, "tournament_finished", tournament_id="t"), notice(7, "seated")]))
+    until = botloop.run_bot(
+        lambda g, v, s: None, server="x", bot_key="k", until=lambda n: n.kind == "tournament_finished", log=print
+    )
+    assert until == 6
+
+
 class Later:
     """An executor that keeps the work until told to run it: as a busy pool would."""
 
