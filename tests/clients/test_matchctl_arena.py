@@ -167,3 +167,27 @@ def test_arena_failures_are_one_line(server: ServerThread, capsys: pytest.Captur
     bad.write_text("[1, 2]")
     code, _, err = run(server, capsys, "challenge", "--game", "cookoff", "--bots", "a,b", "--config", str(bad))
     assert code == 2 and "--config must be a JSON object" in one_line_error(err)
+
+
+def test_a_challenge_is_made_by_the_admin_or_a_bot_and_answered_with_a_bot_key(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = create_bots(server, capsys, "xena", "yuri")
+    code, out, _ = run(server, capsys, "challenge", "--game", "cookoff", "--bots", "xena,yuri")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].endswith("(cookoff): open") and lines[2].split() == ["accepted:", "nobody", "yet"]
+    challenge_id = lines[0].split()[1]
+    code, out, _ = run(server, capsys, "challenge", "answer", challenge_id, "--decline", "--token", keys["yuri"])
+    assert code == 0 and out.splitlines()[0] == f"challenge {challenge_id} (cookoff): declined"
+
+    code, out, _ = run(server, capsys, "challenge", "--game", "cookoff", "--bots", "xena,yuri", "--token", keys["xena"])
+    made = json.loads(run(server, capsys, "challenge", "--game", "cookoff", "--bots", "yuri,xena", "--json")[1])
+    assert code == 0 and "accepted: xena" in out  # the challenger accepts its own challenge
+    answered = run(server, capsys, "challenge", "answer", made["challenge"]["challenge_id"], "--accept")
+    assert answered[0] == 2 and "--token" in one_line_error(answered[2])
+    code, out, _ = run(
+        server, capsys, "challenge", "answer", made["challenge"]["challenge_id"], "--accept", "--token", keys["yuri"]
+    )
+    assert code == 0 and "yuri" in out.splitlines()[2]
+    code, _, err = run(server, capsys, "challenge", "answer", challenge_id, "--accept", "--token", "msbk_nope")
+    assert code == 1 and "UNAUTHENTICATED" in one_line_error(err)
