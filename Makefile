@@ -59,8 +59,9 @@ typecheck: proto
 bench: proto
 	$(PY) -m bench.run $(BENCH_FLAGS)
 
-# The installable client (clients/pyproject.toml): the generated stubs and clients/client.py, staged in
-# $(DIST_STAGE) and built into $(DIST)/matchserver_client-*.whl; it depends only on grpcio and protobuf.
+# The installable client (clients/pyproject.toml): the generated stubs, clients/client.py and clients/botloop.py
+# (run_bot, for arena bots), staged in $(DIST_STAGE) and built into $(DIST)/matchserver_client-*.whl; it depends
+# only on grpcio and protobuf.
 DIST ?= dist
 DIST_STAGE ?= build/client-wheel
 dist: proto
@@ -68,7 +69,7 @@ dist: proto
 	cp clients/pyproject.toml $(DIST_STAGE)/
 	cp -r matchserver $(DIST_STAGE)/
 	rm -f $(DIST_STAGE)/matchserver/.generated
-	cp clients/__init__.py clients/client.py $(DIST_STAGE)/clients/
+	cp clients/__init__.py clients/client.py clients/botloop.py $(DIST_STAGE)/clients/
 	find $(DIST_STAGE) -name __pycache__ -prune -exec rm -rf {} +
 	$(PY) -m pip wheel -q --no-deps --no-build-isolation --wheel-dir $(DIST) $(DIST_STAGE)
 

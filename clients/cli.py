@@ -21,6 +21,7 @@ import grpc
 
 from clients import cli_show
 from clients.bots import get_bot
+from clients.cli_arena import cmd_bot, cmd_challenge, cmd_leaderboard, cmd_tournament, verify_tournament
 from clients.cli_names import (
     UsageError,
     bots_for,
@@ -28,6 +29,7 @@ from clients.cli_names import (
     check_game,
     check_players,
     is_prefix,
+    read_config,
     resolve_match,
     rpc_error_line,
 )
@@ -38,17 +40,8 @@ from clients.play import BotSeat, play
 from engine.errors import GameError
 from matchserver.v1 import matchserver_pb2 as pb
 
+ARENA_COMMANDS = ("bot", "challenge", "tournament", "leaderboard")
 DEFAULT_SEATS = {"last-gathering": 4, "cookoff": 2, "mining": 5}
-
-
-def _config(text: str | None) -> dict[str, Any]:
-    if not text:
-        return {}
-    path = Path(text)
-    value = json.loads(path.read_text() if path.exists() else text)
-    if not isinstance(value, dict):
-        raise UsageError("--config must be a JSON object (or a file holding one)")
-    return value
 
 
 def _token(args: argparse.Namespace, creds: Credentials, match_id: str) -> str | None:
@@ -76,7 +69,7 @@ def _print_json(value: Any) -> None:
 
 
 def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    reply = client.create(args.game, args.players.split(","), args.seed, _config(args.config), private=args.private)
+    reply = client.create(args.game, args.players.split(","), args.seed, read_config(args.config), private=args.private)
     creds.set_host(args.server, reply.match_id, reply.host_token)
     for seat in reply.invitations:
         creds.set_invitation(args.server, reply.match_id, seat.player, seat.invitation)
@@ -273,7 +266,7 @@ def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credenti
         if args.count is not None and args.count < 1:
             raise UsageError("--count must be at least 1")
         players = [f"bot{i + 1}" for i in range(args.count or DEFAULT_SEATS.get(args.game, 2))]
-    created = client.create(args.game, players, args.seed, _config(args.config))
+    created = client.create(args.game, players, args.seed, read_config(args.config))
     creds.set_host(args.server, created.match_id, created.host_token)
     invitations = {seat.player: seat.invitation for seat in created.invitations}
     _keep(args, creds, created.match_id, created.receipt)
@@ -317,7 +310,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         )
     game = get_game(check_game(game_name))
     try:
-        result = simulate(game, check_players(players.split(",")), int(seed), lines, _config(args.config))
+        result = simulate(game, check_players(players.split(",")), int(seed), lines, read_config(args.config))
     except ScriptError as exc:
         print(f"matchctl simulate: {exc}", file=sys.stderr)
         return 2
@@ -393,6 +386,10 @@ def cmd_audit(args: argparse.Namespace, client: MatchClient, creds: Credentials)
 
 
 def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    if args.tournament:
+        if args.all or args.match:
+            raise UsageError("verify takes MATCH, --all or --tournament T, one of them")
+        return verify_tournament(args, client)
     if args.all:
         ids = [match.match_id for match in client.list_matches()]
     elif args.match:
@@ -534,6 +531,10 @@ COMMANDS = {
     "settle": cmd_host_action,
     "cancel": cmd_host_action,
     "fork": cmd_fork,
+    "bot": cmd_bot,
+    "challenge": cmd_challenge,
+    "tournament": cmd_tournament,
+    "leaderboard": cmd_leaderboard,
 }
 
 
@@ -546,7 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"matchctl: {exc}", file=sys.stderr)
         return 2
     except grpc.RpcError as exc:
-        print(f"matchctl: {rpc_error_line(exc, args.server)}", file=sys.stderr)
+        arena = args.command in ARENA_COMMANDS or bool(getattr(args, "tournament", None))
+        print(f"matchctl: {rpc_error_line(exc, args.server, arena)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -22,7 +22,7 @@ EXAMPLES: dict[str, list[str]] = {
     "extend": ["matchctl extend MATCH --seconds 60"],
     "cancel": ['matchctl cancel MATCH --reason "created by mistake"'],
     "audit": ["matchctl audit MATCH --at 40"],
-    "verify": ["matchctl verify --all", "matchctl verify MATCH --receipts"],
+    "verify": ["matchctl verify --all", "matchctl verify MATCH --receipts", "matchctl verify --tournament TOURNAMENT"],
     "rollback": ['matchctl rollback MATCH --to 12 --reason "a misread command"'],
     "fork": ["matchctl fork MATCH --at 12"],
     "settle": ['matchctl settle MATCH --reason "the tie goes to ann (MN-5)"'],
@@ -30,6 +30,24 @@ EXAMPLES: dict[str, list[str]] = {
     "picture": ["matchctl picture MATCH --as spectator > board.svg"],
     "replay": ["matchctl replay MATCH --as spectator > replay.html"],
     "play-bots": ["matchctl play-bots --game mining --seed 1", "matchctl play-bots --game cookoff --bots judge_bot"],
+    "bot": [
+        "matchctl bot create ann-bot   # prints its bot key, once",
+        "matchctl bot list",
+        'matchctl bot rotate ann-bot --reason "the key leaked"',
+        'matchctl bot revoke ann-bot --reason "left the club"',
+    ],
+    "challenge": [
+        "matchctl challenge --game cookoff --bots ann-bot,bob-bot",
+        "matchctl challenge answer CHALLENGE --accept --token msbk_...",
+    ],
+    "tournament": [
+        "matchctl tournament create --game cookoff --bots a,b,c --games-per-pair 2 --name spring",
+        "matchctl tournament create --game mining --bots a,b,c,d,e,f --rounds 3 --seed 7",
+        "matchctl tournament show TOURNAMENT",
+        "matchctl tournament list",
+        'matchctl tournament void TOURNAMENT MATCH --reason "the server lost a bot\'s connection" --rematch',
+    ],
+    "leaderboard": ["matchctl leaderboard --game cookoff"],
     "simulate": [
         "matchctl simulate --script match.txt   # game, seed and players from its first line",
         "matchctl simulate --game mining --players a,b,c,d,e --seed 1 --script match.txt",

@@ -6,8 +6,11 @@ found after creating would leave a match nobody plays). Errors are `UsageError`:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -58,6 +61,17 @@ def check_players(names: Sequence[str]) -> list[str]:
     return cleaned
 
 
+def read_config(text: str | None) -> dict[str, Any]:
+    """--config: a JSON object, or a file holding one."""
+    if not text:
+        return {}
+    path = Path(text)
+    value = json.loads(path.read_text() if path.exists() else text)
+    if not isinstance(value, dict):
+        raise UsageError("--config must be a JSON object (or a file holding one)")
+    return value
+
+
 def resolve_match(text: str, listed: Sequence[str]) -> str:
     """A whole match id, from a unique prefix of at least PREFIX_DIGITS hex digits of one the caller lists."""
     digits = text.replace("-", "").lower()
@@ -78,8 +92,12 @@ def is_prefix(text: str) -> bool:
 CONNECT_HINT = "check that `matchserver` runs at that address (--server HOST:PORT or MATCHCTL_SERVER)"
 
 
-def rpc_error_line(exc: grpc.RpcError, server: str) -> str:
-    """One line for a refused call, with a hint where one helps."""
+ARENA_TOKEN_HINT = "the admin token or a host key (`matchctl token admin|host-key`), or a bot key with --token"
+MATCH_TOKEN_HINT = "a token for this match: `matchctl join`, `matchctl token`, or --token"
+
+
+def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False) -> str:
+    """One line for a refused call, with a hint where one helps (`arena`: an arena command's credentials)."""
     code = exc.code()
     details = exc.details() or ""
     if code == grpc.StatusCode.UNAVAILABLE:
@@ -88,5 +106,5 @@ def rpc_error_line(exc: grpc.RpcError, server: str) -> str:
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return f"the server at {server} did not answer in time; {CONNECT_HINT}"
     if code == grpc.StatusCode.UNAUTHENTICATED:
-        return f"{code.name}: {details} (a token for this match: `matchctl join`, `matchctl token`, or --token)"
+        return f"{code.name}: {details} ({ARENA_TOKEN_HINT if arena else MATCH_TOKEN_HINT})"
     return f"{code.name}: {details}"

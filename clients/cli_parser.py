@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 
 from clients.bots import BOTS
+from clients.cli_arena import FORMATS
 from clients.cli_help import examples, overview
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -32,6 +34,42 @@ def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
         help="send tokens in clear text to a non-loopback server anyway",
     )
     parser.add_argument("--json", action="store_true", default=default(False), help="print JSON for programs")
+
+
+def _arena_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """bot, challenge, tournament, leaderboard (clients/cli_arena.py)."""
+    p = add("bot", "admin or host key: register arena bots, list them, rotate or revoke a bot's key")
+    p.add_argument("action", choices=("create", "list", "rotate", "revoke"))
+    p.add_argument("name", nargs="?", help="the bot's name: 1-32 of [a-z0-9-], starting with a letter")
+    p.add_argument("--auto-accept", action="store_true", help="create: the bot accepts every challenge by itself")
+    p.add_argument("--reason", default="", help="rotate, revoke: why (revoke needs one)")
+    p = add("challenge", "invite bots to an arena match (it starts once every bot accepted); or answer a challenge")
+    p.add_argument("action", nargs="?", choices=("answer",), help="answer: accept or decline challenge ID")
+    p.add_argument("challenge_id", nargs="?", metavar="ID")
+    p.add_argument("--game")
+    p.add_argument("--bots", help="comma-separated bot names, in seat order")
+    p.add_argument("--config", help="JSON object or file of configuration overrides (clocks included)")
+    p.add_argument("--token", help="a bot key: challenge as that bot, or answer for it")
+    answer = p.add_mutually_exclusive_group()
+    answer.add_argument("--accept", action="store_true")
+    answer.add_argument("--decline", action="store_true")
+    p = add("tournament", "arena tournaments: create (admin or host key), show, list, void a match (the organiser)")
+    p.add_argument("action", choices=("create", "show", "list", "void"))
+    p.add_argument("tournament", nargs="?", help="show, void: the tournament id")
+    p.add_argument("match_id", nargs="?", metavar="MATCH", help="void: the match to strike from the standings")
+    p.add_argument("--game")
+    p.add_argument("--bots", help="comma-separated names of registered bots")
+    p.add_argument("--format", choices=FORMATS, help="default: round-robin for cookoff, rotation for the others")
+    p.add_argument("--games-per-pair", type=int, help="round-robin: games each pair plays (seats alternate)")
+    p.add_argument("--rounds", type=int, help="rotation: rounds")
+    p.add_argument("--table-size", type=int, help="rotation: bots per table (default: the game's)")
+    p.add_argument("--config", help="JSON object or file of overrides for every match (clocks included)")
+    p.add_argument("--name")
+    p.add_argument("--seed", type=int, help="the draw's seed (default: drawn by the server, and recorded)")
+    p.add_argument("--reason", default="", help="void: why (kept in the tournament's audit)")
+    p.add_argument("--rematch", action="store_true", help="void: schedule a rematch on a new seed")
+    p = add("leaderboard", "arena ratings of a game, from every finished arena match (voided ones excluded)")
+    p.add_argument("--game", required=True)
 
 
 def build_parser(description: str | None = None) -> argparse.ArgumentParser:
@@ -117,6 +155,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--as", dest="as_", default="host")
     p.add_argument("--token")
+    p.add_argument("--tournament", help="re-derive an arena tournament from its log instead (anyone may)")
     p = with_match("rollback", "host: retract everything after a version (kept in the log)")
     p.add_argument("--to", type=int, required=True)
     p.add_argument("--reason", required=True)
@@ -140,6 +179,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     p.add_argument("--config", help="JSON object or file of configuration overrides")
     p.add_argument("--verbose", "-v", action="store_true")
+    _arena_commands(add)
     p = add("simulate", help="play a transcript in process (no server) and print the result JSON")
     p.add_argument("--game", help="default: from the script's first line")
     p.add_argument("--players", help="default: from the script's first line")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from rich import box
@@ -17,6 +17,7 @@ from rich.progress import track
 from rich.table import Table
 
 from clients.client import State
+from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
 
 SUMMARY_WIDTH = 100  # a history or watch line is cut here: `--json` has the whole record
@@ -215,3 +216,107 @@ def _offsets(text: str, start: float) -> str:
         return f"+{seconds(value - start)}" if start and value >= start else found.group()
 
     return CLOCK_READING.sub(offset, text)
+
+
+# The arena (matchctl bot, tournament, leaderboard): tables of bots, standings, matches and ratings.
+
+NUMBERS = frozenset("rank points played wins byes key # round bots finished ordinal matches".split()) | {"mu ± sigma"}
+
+
+def _table(title: str | None, headings: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A plain table as lines; numbers to the right, words to the left."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for heading in headings:
+        table.add_column(heading, justify="right" if heading in NUMBERS else "left")
+    for row in rows:
+        table.add_row(*row)
+    out = console()
+    with out.capture() as captured:
+        out.print(table)
+    return [line.rstrip() for line in captured.get().splitlines()]
+
+
+def points(value: float) -> str:
+    """Standings points: 1 per bot beaten, 0.5 per tie, so one decimal at most."""
+    return f"{value:g}"
+
+
+def when(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(epoch_seconds, UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch_seconds else ""
+
+
+def bots_table(bots: Sequence[arena_pb.Bot]) -> list[str]:
+    if not bots:
+        return ["no bots registered (matchctl bot create NAME)"]
+    rows = [
+        (
+            bot.name,
+            "revoked" if bot.revoked else "active",
+            "yes" if bot.auto_accept else "no",
+            str(bot.key_generation),
+            bot.owner,
+            when(bot.created_at),
+        )
+        for bot in bots
+    ]
+    return _table(None, ("bot", "state", "auto-accept", "key", "owner", "created"), rows)
+
+
+def progress_line(tournament: arena_pb.Tournament) -> str:
+    return f"{tournament.matches_finished} of {tournament.matches_total} matches finished"
+
+
+def tournament_lines(tournament: arena_pb.Tournament) -> list[str]:
+    """`tournament show`: who leads, how far it is, every match, and the audit that explains the standings."""
+    name = f" · {tournament.name}" if tournament.name else ""
+    lines = [
+        f"tournament {tournament.tournament_id}{name} · {tournament.game} {tournament.format} · {tournament.state}"
+        f" · organised by {tournament.organiser or '?'}",
+        progress_line(tournament),
+        "",
+    ]
+    standings = [
+        (str(s.rank), s.bot, points(s.points), str(s.played), str(s.wins), str(s.byes)) for s in tournament.standings
+    ]
+    lines += _table("standings", ("rank", "bot", "points", "played", "wins", "byes"), standings)
+    if tournament.matches:
+        matches = [
+            (str(m.index), str(m.round), ", ".join(m.seats), m.state, m.match_id or "-") for m in tournament.matches
+        ]
+        lines += ["", *_table("matches", ("#", "round", "seats", "state", "match"), matches)]
+        notes = [f"  #{m.index}: {m.note}" for m in tournament.matches if m.note]
+        if notes:
+            lines += ["notes:", *notes]
+    if tournament.audit:
+        lines += ["", "audit:", *(f"  {line}" for line in tournament.audit)]
+    return lines
+
+
+def tournaments_table(tournaments: Sequence[arena_pb.Tournament]) -> list[str]:
+    if not tournaments:
+        return ["no tournaments yet (matchctl tournament create ...)"]
+    rows = [
+        (
+            t.tournament_id,
+            t.name,
+            t.game,
+            t.format,
+            str(len(t.bots)),
+            f"{t.matches_finished}/{t.matches_total}",
+            t.state,
+        )
+        for t in tournaments
+    ]
+    return _table(None, ("tournament", "name", "game", "format", "bots", "finished", "state"), rows)
+
+
+def rating(mu: float, sigma: float) -> str:
+    """A rating with its uncertainty, as people read it: 25.0 ± 8.3."""
+    return f"{mu:.1f} ± {sigma:.1f}"
+
+
+def leaderboard_lines(board: arena_pb.LeaderboardResponse) -> list[str]:
+    if not board.ratings:
+        return [f"no rated arena matches of {board.game} yet"]
+    rows = [(str(r.rank), r.bot, f"{r.ordinal:.1f}", rating(r.mu, r.sigma), str(r.matches)) for r in board.ratings]
+    return _table(f"{board.game} leaderboard", ("rank", "bot", "ordinal", "mu ± sigma", "matches"), rows)

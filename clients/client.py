@@ -14,6 +14,8 @@ from typing import Any
 
 import grpc
 
+from matchserver.v1 import arena_pb2 as arena_pb
+from matchserver.v1 import arena_pb2_grpc as arena_grpc
 from matchserver.v1 import matchserver_pb2 as pb
 from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
 
@@ -123,6 +125,7 @@ class MatchClient:
         else:
             self.channel = grpc.insecure_channel(address, options=channel_options())
         self.stub = pb_grpc.MatchServiceStub(self.channel)
+        self.arena = arena_grpc.ArenaServiceStub(self.channel)  # the bot arena, on the same connection
 
     def close(self) -> None:
         self.channel.close()
@@ -357,6 +360,126 @@ class MatchClient:
             self.stub.ListMatches, request, "matches", self._host_auth(token)
         )
         return matches
+
+    # The arena (protos/matchserver/v1/arena.proto). Bots and tournaments are managed with `token` (the admin
+    # token or a host key; default host_credential); a bot acts with its own bot key.
+
+    def create_bot(self, name: str, auto_accept: bool = False, token: str | None = None) -> arena_pb.CreateBotResponse:
+        """Register a bot; the response holds its bot key, which the server shows this once."""
+        request = arena_pb.CreateBotRequest(name=name, auto_accept=auto_accept)
+        response: arena_pb.CreateBotResponse = self._write(
+            self.arena.CreateBot, request, metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return response
+
+    def list_bots(self, token: str | None = None) -> list[arena_pb.Bot]:
+        reply = self.arena.ListBots(arena_pb.ListBotsRequest(), metadata=self._host_auth(token), timeout=self.timeout)
+        return list(reply.bots)
+
+    def rotate_bot_key(self, name: str, reason: str = "", token: str | None = None) -> arena_pb.RotateBotKeyResponse:
+        """A new bot key (the old one stops working at once). Not retried: it carries no request id, and
+        a second rotation would lose the key of the first."""
+        request = arena_pb.RotateBotKeyRequest(name=name, reason=reason)
+        response: arena_pb.RotateBotKeyResponse = self.arena.RotateBotKey(
+            request, metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return response
+
+    def revoke_bot(self, name: str, reason: str, token: str | None = None) -> arena_pb.Bot:
+        request = arena_pb.RevokeBotRequest(name=name, reason=reason)
+        reply = self.arena.RevokeBot(request, metadata=self._host_auth(token), timeout=self.timeout)
+        return reply.bot
+
+    def create_challenge(
+        self, game: str, bots: list[str], config_json: str = "", token: str | None = None
+    ) -> arena_pb.Challenge:
+        """Invite `bots` (in seat order) to a match; `token` may be the admin's, a host key or a bot key."""
+        request = arena_pb.CreateChallengeRequest(game=game, bots=bots, config_json=config_json)
+        reply = self._write(self.arena.CreateChallenge, request, metadata=self._host_auth(token), timeout=self.timeout)
+        challenge: arena_pb.Challenge = reply.challenge
+        return challenge
+
+    def answer_challenge(self, challenge_id: str, accept: bool, token: str) -> arena_pb.Challenge:
+        """Accept or decline with the challenged bot's key."""
+        request = arena_pb.AnswerChallengeRequest(challenge_id=challenge_id, accept=accept)
+        reply = self.arena.AnswerChallenge(request, metadata=self._auth(token), timeout=self.timeout)
+        challenge: arena_pb.Challenge = reply.challenge
+        return challenge
+
+    def create_tournament(
+        self,
+        game: str,
+        bots: list[str],
+        format: str,  # noqa: A002 (the request's own word)
+        games_per_pair: int = 0,
+        rounds: int = 0,
+        table_size: int = 0,
+        config_json: str = "",
+        name: str = "",
+        seed: int | None = None,
+        token: str | None = None,
+    ) -> arena_pb.Tournament:
+        """A tournament of registered bots; the caller (`token`, default host_credential) is its organiser."""
+        request = arena_pb.CreateTournamentRequest(
+            game=game,
+            bots=bots,
+            format=format,
+            games_per_pair=games_per_pair,
+            rounds=rounds,
+            table_size=table_size,
+            config_json=config_json,
+            name=name,
+        )
+        if seed is not None:
+            request.seed = seed
+        reply = self._write(self.arena.CreateTournament, request, metadata=self._host_auth(token), timeout=self.timeout)
+        tournament: arena_pb.Tournament = reply.tournament
+        return tournament
+
+    def get_tournament(self, tournament_id: str, token: str | None = None) -> arena_pb.Tournament:
+        request = arena_pb.GetTournamentRequest(tournament_id=tournament_id)
+        reply = self.arena.GetTournament(request, metadata=self._auth(token), timeout=self.timeout)
+        tournament: arena_pb.Tournament = reply.tournament
+        return tournament
+
+    def list_tournaments(self, token: str | None = None, page_size: int = 0) -> list[arena_pb.Tournament]:
+        """Every tournament (without matches and audit), page by page."""
+        request = arena_pb.ListTournamentsRequest(page_size=page_size)
+        tournaments: list[arena_pb.Tournament] = self._every_page(
+            self.arena.ListTournaments, request, "tournaments", self._auth(token)
+        )
+        return tournaments
+
+    def void_tournament_match(
+        self, tournament_id: str, match_id: str, reason: str, rematch: bool = False, token: str | None = None
+    ) -> arena_pb.Tournament:
+        """The organiser strikes a match from the standings (optionally scheduling a rematch on a new seed)."""
+        request = arena_pb.VoidTournamentMatchRequest(
+            tournament_id=tournament_id, match_id=match_id, reason=reason, rematch=rematch
+        )
+        reply = self._write(
+            self.arena.VoidTournamentMatch, request, metadata=self._host_auth(token), timeout=self.timeout
+        )
+        tournament: arena_pb.Tournament = reply.tournament
+        return tournament
+
+    def verify_tournament(self, tournament_id: str, token: str | None = None) -> arena_pb.VerifyTournamentResponse:
+        request = arena_pb.VerifyTournamentRequest(tournament_id=tournament_id)
+        response: arena_pb.VerifyTournamentResponse = self.arena.VerifyTournament(
+            request, metadata=self._auth(token), timeout=self.timeout
+        )
+        return response
+
+    def leaderboard(self, game: str, token: str | None = None) -> arena_pb.LeaderboardResponse:
+        """The game's ratings, best ordinal first."""
+        response: arena_pb.LeaderboardResponse = self.arena.Leaderboard(
+            arena_pb.LeaderboardRequest(game=game), metadata=self._auth(token), timeout=self.timeout
+        )
+        return response
+
+    def bot_events(self, bot_key: str, after: int = 0) -> Any:
+        """The bot's notices after position `after`, as a plain gRPC stream (clients.botloop resumes it)."""
+        return self.arena.BotEvents(arena_pb.BotEventsRequest(after=after), metadata=self._auth(bot_key))
 
     def _every_page(self, call: Any, request: Any, items: str, metadata: list[tuple[str, str]]) -> list[Any]:
         """A paged listing whole: `request` is sent again with each next_page_token until there is none."""

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from server.access import HostQuotas
+from server.arena.service import ArenaSettings
 from server.limits import Limits
 from server.streams import StreamLimits
 
@@ -27,6 +28,6 @@ def test_every_test_the_security_page_names_exists() -> None:
 
 
 def test_every_named_setting_is_on_the_security_page() -> None:
-    settings = [f.name for cls in (Limits, StreamLimits, HostQuotas) for f in dataclasses.fields(cls)]
+    settings = [f.name for cls in (Limits, StreamLimits, HostQuotas, ArenaSettings) for f in dataclasses.fields(cls)]
     missing = [name for name in settings if name not in DOC]
     assert missing == []

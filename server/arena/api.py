@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from engine.registry import get_game
 from matchserver.v1 import arena_pb2 as pb
 from server.api import MalformedRequest, _abort_for, _page, _passing_bytes, _safe_deserializer, _token, _unary
 from server.arena.log import ARENA_STREAM, Challenge, Notice
@@ -59,8 +60,10 @@ def notice_message(notice: Notice) -> pb.BotEventsResponse:
     result = ""
     if notice.kind == "finished":
         result = json.dumps({"ranks": record["ranks"]}, sort_keys=True)
-    elif notice.kind == "challenged":
-        result = json.dumps({"bots": record["bots"], "config": record["config"], "by": record["by"]}, sort_keys=True)
+    elif notice.kind == "challenged":  # the terms, less what the game keeps from players (e.g. Cookoff's judges)
+        hidden = getattr(get_game(str(record["game"])), "secret_config_keys", ())
+        config = {key: value for key, value in record["config"].items() if key not in hidden}
+        result = json.dumps({"bots": record["bots"], "config": config, "by": record["by"]}, sort_keys=True)
     elif notice.kind == "tournament_finished":
         result = json.dumps({"standings": record["standings"]}, sort_keys=True)
     return pb.BotEventsResponse(
@@ -105,6 +108,7 @@ def tournament_message(tournament: TournamentLog, whole: bool = True) -> pb.Tour
                     state=entry.state,
                     ranks_json=json.dumps(entry.ranks, sort_keys=True) if entry.ranks is not None else "",
                     note="; ".join(entry.notes),
+                    finished_version=entry.finished_version,
                 )
             )
         message.audit.extend(tournament.audit)

@@ -32,6 +32,7 @@ class Entry:
     state: str = "scheduled"  # scheduled, playing, finished, voided
     ranks: dict[str, int] | None = None
     notes: list[str] = field(default_factory=list)
+    finished_version: int = 0  # the record that says it finished: results are folded in this order
 
 
 def plan_for(header: Record) -> list[dict[str, Any]]:
@@ -109,7 +110,7 @@ class TournamentLog:
             )
         elif kind == "finished":
             entry = self.entries[int(record["index"])]
-            entry.state = "finished"
+            entry.state, entry.finished_version = "finished", len(self.records)
             entry.ranks = {str(bot): int(rank) for bot, rank in record["ranks"].items()}
             for rollback in record.get("rollbacks", []):
                 note = f"rolled back to version {rollback['to']} while it was played: {rollback['reason']}"

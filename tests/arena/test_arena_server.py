@@ -93,19 +93,23 @@ def test_bot_events_say_where_a_bot_sits_resume_by_position_and_hold_no_secrets(
         assert seed not in str(event) and "msbk_" not in str(event)
 
 
-def test_rotating_a_bot_key_ends_its_stream_with_the_resume_trailer_and_the_old_key_stops(arena: Arena) -> None:
+def test_rotating_a_bot_key_ends_its_streams_with_the_resume_trailer_and_the_old_key_stops(arena: Arena) -> None:
     old = arena.bot("ann")
     arena.bot("bob")
-    _challenge(arena, ["ann", "bob"])
+    match = _challenge(arena, ["ann", "bob"]).match_id
     stream = arena.stub.BotEvents(apb.BotEventsRequest(after=0), metadata=auth(old), timeout=60)
     first = next(stream)
     second = next(stream)
+    updates = arena.matches.Subscribe(pb.SubscribeRequest(match_id=match), metadata=auth(old), timeout=60)
+    last = next(updates).event.version
     rotated = arena.stub.RotateBotKey(apb.RotateBotKeyRequest(name="ann", reason="leaked"), metadata=auth(arena.admin))
-    with pytest.raises(grpc.RpcError) as ended:
-        for _ in stream:
-            pass
-    assert ended.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    assert dict(ended.value.trailing_metadata())["matchserver-resume-from"] == str(second.position)
+    for call, resume in ((stream, second.position), (updates, None)):
+        with pytest.raises(grpc.RpcError) as ended:
+            for update in call:
+                last = update.event.version
+        assert ended.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        trailer = dict(ended.value.trailing_metadata())["matchserver-resume-from"]
+        assert trailer == str(resume if resume is not None else last)
     assert first.position < second.position
     with pytest.raises(grpc.RpcError) as refused:
         _events(arena, old, 0, 1)
@@ -116,6 +120,24 @@ def test_rotating_a_bot_key_ends_its_stream_with_the_resume_trailer_and_the_old_
     with pytest.raises(grpc.RpcError) as revoked:
         _events(arena, rotated.bot_key, 0, 1)
     assert revoked.value.code() == grpc.StatusCode.UNAUTHENTICATED and "revoked" in revoked.value.details()
+
+
+def test_a_challenge_notice_never_shows_a_bot_what_the_game_keeps_secret(arena: Arena) -> None:
+    ann = arena.bot("ann", auto_accept=False)
+    arena.bot("bob", auto_accept=False)
+    judges = [
+        {"family": "flavour", "want": "bitter"},
+        {"family": "size", "want": "large"},
+        {"family": "cook", "want": "raw"},
+    ]
+    request = apb.CreateChallengeRequest(
+        game="cookoff", bots=["ann", "bob"], config_json=json.dumps({"judges": judges})
+    )
+    arena.stub.CreateChallenge(request, metadata=auth(arena.admin))
+    notice = _events(arena, ann, 0, 1)[0]
+    terms = json.loads(notice.result_json)
+    assert notice.kind == "challenged" and terms["bots"] == ["ann", "bob"]
+    assert "judges" not in terms["config"] and "bitter" not in str(notice)
 
 
 def test_a_challenge_starts_when_every_bot_accepts_and_a_decline_ends_it(arena: Arena) -> None:
@@ -203,7 +225,7 @@ def test_a_round_robin_runs_to_the_end_with_standings_from_the_matches_and_ratin
     assert all(len(firsts) == 2 and firsts[0] != firsts[1] for firsts in pairs.values())  # seats alternate
     model = PlackettLuce()
     rated = {}
-    for match in done.matches:  # the order the tournament recorded them finished
+    for match in sorted(done.matches, key=lambda m: m.finished_version):  # the order results were recorded
         ranks = ranks_of(arena, match.match_id)
         bots = sorted(ranks)
         teams = model.rate([[rated.get(b) or model.rating(name=b)] for b in bots], ranks=[ranks[b] for b in bots])

@@ -108,3 +108,23 @@ def test_a_stored_match_plays_on_and_its_unclaimed_seats_are_filled_by_invitatio
     assert after.version > before + 3
     code, out = matchctl(release, capsys, "verify", mining, "--receipts")
     assert code == 0 and "receipts held" in out and ", 0 receipts held" not in out, out
+
+
+def test_a_stored_release_hosts_bots_and_a_tournament_beside_its_old_matches(release: ServerThread) -> None:
+    """Issue 16 adds record kinds (bot keys in the identities stream, the arena's and tournaments' own
+    streams) and two keys of a match's created record; a store from before them has none, and gains them."""
+    from tests.arena.support import Arena
+
+    arena = Arena(release)
+    try:
+        before = release.client().list_matches()
+        for name in ("ann", "bob"):
+            arena.bot(name)
+        made = arena.tournament("duel", ["ann", "bob"], format="round-robin", games_per_pair=1, seed=9)
+        done = arena.play_out(made.tournament_id)
+        assert done.state == "finished" and done.matches_finished == 1
+        after = release.client().list_matches()
+        assert [m.match_id for m in after[: len(before)]] == [m.match_id for m in before]  # old ones listed as before
+        assert len(after) == len(before) + 1  # the tournament's match is a match; its streams are not
+    finally:
+        arena.close()

@@ -47,12 +47,15 @@ def test_make_dist_builds_a_wheel_that_plays_from_outside_the_repository(tmp_pat
         metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
     assert {
         "clients/client.py",
+        "clients/botloop.py",
         "matchserver/v1/matchserver_pb2.py",
+        "matchserver/v1/arena_pb2_grpc.py",
         "matchserver/v1/matchserver_pb2_grpc.pyi",
         "matchserver/mining/v1/mining_pb2.py",
     } <= names
     assert {n.split("/")[0] for n in names} == {"clients", "matchserver", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
-    assert not any(n.startswith("clients/") and n not in ("clients/__init__.py", "clients/client.py") for n in names)
+    shipped = ("clients/__init__.py", "clients/client.py", "clients/botloop.py")
+    assert not any(n.startswith("clients/") and n not in shipped for n in names)
     requires = sorted(
         re.split(r"[<>=]", line.split(": ", 1)[1])[0]
         for line in metadata.splitlines()

@@ -15,7 +15,8 @@ from tests.support.server import ServerThread
 def test_each_example_bot_imports_only_the_generated_stubs_and_the_standard_library() -> None:
     import sys
 
-    bots = sorted(EXAMPLES.glob("*_bot.py"))
+    # arena_bot.py is the arena's example: it plays with clients.bots through clients.botloop, by design.
+    bots = sorted(bot for bot in EXAMPLES.glob("*_bot.py") if bot.name != "arena_bot.py")
     assert [b.name for b in bots] == ["cookoff_bot.py", "last_gathering_bot.py", "mining_bot.py"]
     for bot in bots:
         tree = ast.parse(bot.read_text())

@@ -1,0 +1,82 @@
+"""An arena bot: plays every match its bot key is seated in, with the example bots of clients.bots.
+
+    MATCHSERVER_BOT_KEY=msbk_... python clients/examples/arena_bot.py 127.0.0.1:50051 \\
+        [--strategy greedy|random] [--until-tournament T] [--after N] [--tls] [--ca FILE]
+
+Prints one line per notice of the bot's event stream (seated, finished, challenged, ...). Challenges are
+accepted. With --until-tournament T it stops, exit 0, when tournament T's `tournament_finished` notice
+arrives; Ctrl-C stops it and says where to resume (--after N). It needs the repository's clients.bots
+(its venv, or PYTHONPATH=the repository); docs/BOTS.md, "The arena", shows a whole tournament.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from typing import Any
+
+from clients.botloop import BotKeyRefused, Decide, current_match, run_bot
+from clients.bots import get_bot
+
+# The strongest example bot of each game, for --strategy greedy.
+GREEDY = {"last-gathering": "greedy_bot", "cookoff": "judge_bot", "mining": "greedy_bot"}
+
+
+def make_decide(strategy: str) -> Decide:
+    rngs: dict[tuple[str, str], random.Random] = {}  # one per match and seat: a match replays the same
+
+    def decide(game: str, view: dict[str, Any], seat: str) -> str | None:
+        key = (current_match(), seat)
+        if key not in rngs:
+            rngs[key] = random.Random(f"{key[0]}:{seat}")
+        name = GREEDY[game] if strategy == "greedy" else "random_bot"
+        return get_bot(game, name)(view, seat, rngs[key])
+
+    return decide
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("server", help="host:port")
+    parser.add_argument("--strategy", choices=("greedy", "random"), default="greedy")
+    parser.add_argument("--until-tournament", metavar="T", help="stop when tournament T has finished")
+    parser.add_argument("--after", type=int, default=0, help="resume after this notice (0: the whole history)")
+    parser.add_argument("--tls", action="store_true")
+    parser.add_argument("--ca", help="PEM file of the authority to trust (implies --tls)")
+    args = parser.parse_args()
+    key = os.environ.get("MATCHSERVER_BOT_KEY")  # from the environment, out of the process list
+    if not key:
+        print("arena_bot: set MATCHSERVER_BOT_KEY to the bot's key (matchctl bot create)", file=sys.stderr)
+        return 2
+
+    finished: list[str] = []
+
+    def until(notice: Any) -> bool:
+        if notice.kind == "tournament_finished" and notice.tournament_id == args.until_tournament:
+            finished.append(notice.tournament_id)
+        return bool(finished)
+
+    try:
+        last = run_bot(
+            make_decide(args.strategy),
+            server=args.server,
+            bot_key=key,
+            tls=args.tls,
+            ca=args.ca,
+            after=args.after,
+            until=until if args.until_tournament else None,
+            log=lambda line: print(line, flush=True),
+        )
+    except BotKeyRefused as refused:
+        print(f"arena_bot: {refused}", file=sys.stderr)
+        return 1
+    if finished:
+        return 0
+    print(f"stopped after notice #{last} (resume with --after {last})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
