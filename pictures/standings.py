@@ -71,14 +71,20 @@ def standings_html(rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def ranks_text(ranks: Mapping[str, int] | None) -> str:
-    """'ann 1st, bob 2nd' (best first); a match that ended with no result has none."""
+def ranks_html(ranks: Mapping[str, int] | None) -> str:
+    """'ann 1st, bob 2nd' (best first), each bot's place kept on one line; 'no result' for a match that
+    ended without one."""
     if ranks is None:
         return ""
     if not ranks:
         return "no result"
     ordered = sorted(ranks.items(), key=lambda item: (int(item[1]), item[0]))
-    return ", ".join(f"{bot} {_ordinal(int(rank))}" for bot, rank in ordered)
+    return ", ".join(f'<span class="nowrap">{escape(bot)} {_ordinal(int(rank))}</span>' for bot, rank in ordered)
+
+
+def seats_html(seats: Sequence[str]) -> str:
+    """The seats in order, 'ann v bob', a name never split over two lines."""
+    return " v ".join(f'<span class="nowrap">{escape(str(bot))}</span>' for bot in seats)
 
 
 def match_link(match_id: str, label: str) -> str:
@@ -95,15 +101,15 @@ def matches_html(rows: Sequence[Mapping[str, Any]]) -> str:
         state = str(row["state"])
         match_id = str(row.get("match_id") or "")
         index = f"#{int(row['index'])}"
-        shown_ranks = ranks_text(row.get("ranks")) if state in ("finished", "voided") else ""
+        shown_ranks = ranks_html(row.get("ranks")) if state in ("finished", "voided") else ""
         notes = "".join(f"<li>{escape(str(note))}</li>" for note in row.get("notes") or [])
         lines.append(
             f'<tr class="{escape(state)}">'
             f'<td class="num">{match_link(match_id, index) if match_id else escape(index)}</td>'
             f'<td class="num">{int(row["round"])}</td>'
-            f"<td>{' v '.join(escape(str(bot)) for bot in row['seats'])}</td>"
+            f"<td>{seats_html(row['seats'])}</td>"
             f'<td><span class="state {escape(state)}">{escape(state)}</span></td>'
-            f'<td class="ranks">{escape(shown_ranks)}</td>'
+            f'<td class="ranks">{shown_ranks}</td>'
             f"<td>{f'<ul>{notes}</ul>' if notes else ''}</td></tr>"
         )
     return (
@@ -134,18 +140,23 @@ h1 { font-size: 1.5em; margin: 0 0 .15em; }
 h2 { font-size: 1.05em; margin: 0 0 .5em; color: #5a4632; text-transform: uppercase; letter-spacing: .06em; }
 #about { color: #555; margin: 0 0 .6em; }
 #live { color: #1d7a2e; font-size: .9em; margin: 0 0 .8em; }
-#progress { display: flex; align-items: center; gap: .8em; margin: 0 0 1.2em; font-weight: 600; }
+#progress { display: flex; flex-wrap: wrap; align-items: center; gap: .4em .8em; margin: 0 0 1.2em;
+  font-weight: 600; }
+#progress .count { white-space: nowrap; }
 #progress .bar { flex: 0 1 18em; height: .6em; background: #e6e1d6; border-radius: .3em; overflow: hidden; }
 #progress .bar span { display: block; height: 100%; background: #8a6a4a; }
-#tables { display: grid; grid-template-columns: minmax(18em, 2fr) minmax(28em, 5fr); gap: 1.6em;
-  align-items: start; }
-@media (max-width: 900px) { #tables { grid-template-columns: 1fr; } }
-section { background: #fff; border: 1px solid #e3ddd0; border-radius: 6px; padding: .8em 1em; }
+section { background: #fff; border: 1px solid #e3ddd0; border-radius: 6px; padding: .8em 1em; margin: 0 0 1.4em;
+  overflow-x: auto; }
+#standings-section { width: fit-content; min-width: min(32em, 100%); max-width: 100%; box-sizing: border-box; }
+#standings table { width: auto; min-width: 100%; }
+#standings .num { width: auto; padding-left: 1.2em; }  /* a width in % would stretch the table */
+#standings td.bot { padding-right: 1.5em; }
 table { border-collapse: collapse; width: 100%; font-size: 15px; }
 th { text-align: left; font-weight: 600; color: #666; border-bottom: 2px solid #e3ddd0; padding: .3em .5em; }
 td { border-bottom: 1px solid #eee; padding: .35em .5em; vertical-align: top; }
 .num { text-align: right; font-variant-numeric: tabular-nums; width: 1%; white-space: nowrap; }
-td.bot { font-weight: 600; overflow-wrap: break-word; }
+td.bot { font-weight: 600; white-space: nowrap; }
+.nowrap { white-space: nowrap; }
 td.points { font-weight: 700; }
 tr.leader td { background: #fbf3e4; }
 td ul { margin: 0; padding-left: 1.1em; color: #555; font-size: .92em; }
@@ -156,7 +167,6 @@ a { color: #1f5fa8; font-weight: 600; }
 .state.voided { background: #f3dede; color: #8a1c1c; }
 tr.voided td.ranks { text-decoration: line-through; color: #888; }
 tr.scheduled td { color: #777; }
-#audit-section { margin-top: 1.6em; }
 #audit ol { margin: 0; padding-left: 2em; font-size: 14px; line-height: 1.5; color: #333; }
 .empty { color: #888; margin: 0; }
 """
@@ -199,10 +209,8 @@ def tournament_html(data: Mapping[str, Any], events_url: str, version: int = 0) 
 <p id="about">{about}</p>
 <p id="live">live: <span id="live-state">connecting</span></p>
 <div id="progress">{drawn["progress"]}</div>
-<div id="tables">
-<section><h2>Standings</h2><div id="standings">{drawn["standings"]}</div></section>
+<section id="standings-section"><h2>Standings</h2><div id="standings">{drawn["standings"]}</div></section>
 <section><h2>Matches</h2><div id="matches">{drawn["matches"]}</div></section>
-</div>
 <section id="audit-section"><h2>Audit</h2><div id="audit">{drawn["audit"]}</div></section>
 <script>
 const EVENTS_URL = {script_json(events_url)};

@@ -347,7 +347,9 @@ class LivePages:
                     return
                 if tournament.version != sent:
                     sent = tournament.version
-                    message = json.dumps({"v": sent, "sections": sections(tournament_data(tournament))})
+                    message = json.dumps(
+                        {"v": sent, "sections": sections(tournament_data(tournament))}, separators=(",", ":")
+                    )
                     writer.write(f"id: {sent}\ndata: {message}\n\n".encode())
                 else:
                     writer.write(b": still here\n\n")
