@@ -269,6 +269,23 @@ def test_tournament_streams_count_in_max_page_streams(tmp_path: Path) -> None:
 # --- a real browser -----------------------------------------------------------------------------------
 
 
+def test_the_page_works_under_its_own_content_security_policy(browser: Any, server: ServerThread) -> None:
+    arena, made = round_robin(server)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})  # the policy in force
+    try:
+        strict = context.new_page()
+        blocked: list[str] = []
+        strict.on("console", lambda message: blocked.append(message.text) if message.type == "error" else None)
+        strict.goto(f"http://127.0.0.1:{port(server)}/tournaments/{made.tournament_id}")
+        strict.locator("#live-state", has_text="following").wait_for(timeout=30_000)
+        arena.finish_by_defaults(playing(arena, made.tournament_id)[0])
+        strict.locator("#progress", has_text="1 of 3 matches finished").wait_for(timeout=30_000)
+        assert not blocked
+    finally:
+        context.close()
+        arena.close()
+
+
 def test_the_browser_follows_the_standings_and_opens_a_match(page: Any, server: ServerThread) -> None:
     arena, made = round_robin(server)
     try:
