@@ -1,12 +1,11 @@
-"""TEMPORARY stand-in until the draw branch lands."""
+"""Bot ratings: finished matches folded through openskill's Plackett-Luce model."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 
 @dataclass(frozen=True)
@@ -14,19 +13,42 @@ class Rating:
     bot: str
     mu: float
     sigma: float
-    ordinal: float
+    ordinal: float  # mu - 3 * sigma: the conservative estimate a leaderboard sorts by
     matches: int
 
 
 def ratings(results: Iterable[Mapping[str, int]]) -> list[Rating]:
+    """Ratings of every bot seen in `results` (each a finished match, bot -> rank, ties share a rank).
+
+    Sorted by ordinal descending, then bot name. To recompute it with openskill directly:
+
+        model = PlackettLuce()  # its defaults
+        current = {}  # bot -> rating, model.rating() the first time a bot is seen
+        for ranks in results:  # in the order given
+            bots = list(ranks)  # the mapping's own order
+            teams = [[current[bot] if bot in current else model.rating()] for bot in bots]  # each bot a team of one
+            rated = model.rate(teams, ranks=[ranks[bot] for bot in bots])
+            for bot, [rating] in zip(bots, rated):
+                current[bot] = rating
+        # then mu, sigma = current[bot].mu, current[bot].sigma; ordinal = mu - 3 * sigma
+
+    The order of bots within one match changes nothing beyond float rounding (openskill sorts by rank).
+    A match of fewer than two bots is a ValueError (there is nothing to rate).
+    """
     model = PlackettLuce()
-    rated: dict[str, Any] = {}
-    counts: dict[str, int] = {}
+    current: dict[str, PlackettLuceRating] = {}
+    matches: dict[str, int] = {}
     for ranks in results:
-        bots = sorted(ranks)
-        teams = model.rate([[rated.get(b) or model.rating(name=b)] for b in bots], ranks=[ranks[b] for b in bots])
-        for b, team in zip(bots, teams, strict=True):
-            rated[b] = team[0]
-            counts[b] = counts.get(b, 0) + 1
-    rows = [Rating(b, r.mu, r.sigma, r.mu - 3 * r.sigma, counts[b]) for b, r in rated.items()]
-    return sorted(rows, key=lambda r: (-r.ordinal, r.bot))
+        bots = list(ranks)
+        if len(bots) < 2:
+            raise ValueError(f"a rated match needs at least 2 bots, got {len(bots)}")
+        teams = [[current[bot] if bot in current else model.rating()] for bot in bots]
+        rated = model.rate(teams, ranks=[ranks[bot] for bot in bots])
+        for bot, [rating] in zip(bots, rated, strict=True):
+            current[bot] = rating
+            matches[bot] = matches.get(bot, 0) + 1
+    table = [
+        Rating(bot, rating.mu, rating.sigma, rating.mu - 3 * rating.sigma, matches[bot])
+        for bot, rating in current.items()
+    ]
+    return sorted(table, key=lambda rating: (-rating.ordinal, rating.bot))

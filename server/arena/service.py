@@ -90,6 +90,7 @@ class Arena:
         self._lock = asyncio.Lock()  # one arena write at a time in this process (others: optimistic)
         self._tasks: set[asyncio.Task[None]] = set()
         self._finishing: set[str] = set()
+        self._boards: dict[str, tuple[int, list[Rating]]] = {}  # game -> (arena version, its ratings)
         matches.on_arena_write = self._on_match_write
         matches.on_server_stream = self._on_remote
 
@@ -106,10 +107,14 @@ class Arena:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def catch_up(self) -> None:
-        records = await self.matches.read_stream(ARENA_STREAM, self.log.version)
-        for record in records:
-            self.log.apply(record)
-        if records:
+        after = self.log.version
+        records = await self.matches.read_stream(ARENA_STREAM, after)
+        applied = False
+        for version, record in enumerate(records, start=after + 1):
+            if self.log.version < version:  # idempotent by version: catch-ups may overlap (a notification, a write)
+                self.log.apply(record)
+                applied = True
+        if applied:
             self.matches.notify(ARENA_STREAM)
 
     async def tournament(self, tournament_id: str) -> TournamentLog:
@@ -119,16 +124,16 @@ class Arena:
         except (ValueError, AttributeError, TypeError):
             raise BadRequest(f"tournament_id {tournament_id!r} is not a tournament id (a UUID)") from None
         found = self.tournaments.get(str(stream))
-        fresh = found or TournamentLog(str(stream))
-        records = await self.matches.read_stream(stream, fresh.version)
-        if found is None and not records:
-            raise NotFound(f"no tournament {tournament_id}")
-        if found is None and records[0].get("kind") != "tournament_created":
-            raise NotFound(f"no tournament {tournament_id}")
-        for record in records:
-            fresh.apply(record)
-        self.tournaments[str(stream)] = fresh
-        return fresh
+        after = found.version if found is not None else 0
+        records = await self.matches.read_stream(stream, after)
+        if found is None:
+            if not records or records[0].get("kind") != "tournament_created":
+                raise NotFound(f"no tournament {tournament_id}")
+            found = self.tournaments.setdefault(str(stream), TournamentLog(str(stream)))  # one copy per id
+        for version, record in enumerate(records, start=after + 1):
+            if found.version == version - 1:  # idempotent by version: reads may overlap
+                found.apply(record)
+        return found
 
     async def _on_remote(self, stream: uuid.UUID, version: int) -> None:
         """Another node appended to the arena or a tournament: read it, so streams here see it now."""
@@ -671,8 +676,12 @@ class Arena:
         return ""
 
     def leaderboard(self, game: str) -> list[Rating]:
+        """Ratings from every finished arena match of the game, recomputed when the arena has moved."""
         get_game(game)
-        return ratings(self.log.results(game))
+        cached = self._boards.get(game)
+        if cached is None or cached[0] != self.log.version:
+            cached = self._boards[game] = (self.log.version, ratings(self.log.results(game)))
+        return cached[1]
 
     # --- the ticker -------------------------------------------------------------------------------
 
