@@ -305,8 +305,8 @@ class LivePages:
 
     async def _tournament(self, text: str) -> TournamentLog:
         """The tournament; 404 for an unknown or malformed id (a match's id included). One the arena holds
-        is read from memory: the arena keeps it current (its own writes, other nodes' as they are told), and
-        a visitor's request never sends a read of the store to race the arena's own reads."""
+        is read from memory: the arena keeps it current (its own writes, other nodes' as it is told of them),
+        so visitors' pages and streams add no reads of the store however many there are."""
         try:
             known = self.arena.tournaments.get(str(uuid.UUID(text)))
         except ValueError:
