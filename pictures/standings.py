@@ -16,9 +16,6 @@ from typing import Any
 
 from pictures.page import script_json
 
-# The page's parts an update replaces, by element id.
-SECTIONS = ("progress", "standings", "matches", "audit")
-
 
 def _ordinal(rank: int) -> str:
     suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
@@ -125,7 +122,7 @@ def audit_html(lines: Sequence[str]) -> str:
 
 
 def sections(data: Mapping[str, Any]) -> dict[str, str]:
-    """The parts of the page that change, drawn: what an update from the event stream carries."""
+    """The parts of the page that change, drawn, by element id: what an update from the event stream carries."""
     return {
         "progress": progress_html(data),
         "standings": standings_html(data["standings"]),
@@ -171,7 +168,7 @@ tr.scheduled td { color: #777; }
 .empty { color: #888; margin: 0; }
 """
 
-# Puts each updated section in place (the server drew them, escaped) and keeps the tab's title current.
+# Puts each updated section in place: the server drew them (escaped), so the page and its updates agree.
 PAGE_SCRIPT = r"""
 "use strict";
 (() => {
