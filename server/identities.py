@@ -94,6 +94,8 @@ class Identities:
 
     def _apply_bot(self, record: Record) -> None:
         name, action = str(record["bot"]), record["action"]
+        if action == "created" and name in self.bots:
+            return  # two nodes registered one name at once: the first record holds it
         if action == "created":
             bot = BotAccount(
                 name, str(record["digest"]), str(record["owner"]), bool(record["auto_accept"]), float(record["at"])

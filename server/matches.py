@@ -561,6 +561,9 @@ class Matches:
 
     def adopt(self, live: LiveMatch, stamped: Sequence[Record]) -> None:
         """A new match written by write_together: kept live, catalogued, its streams woken."""
+        if self._cache.get(live.id) is not None:  # a reader loaded it from the store first: that copy stays
+            self.projection.soon()
+            return
         for record in stamped:
             live.apply(record)
         self._remember(live)

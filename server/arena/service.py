@@ -168,15 +168,21 @@ class Arena:
                     for tournament_id in step.tournaments:
                         await self.tournament(tournament_id)
                     continue
-                batches = iter(stamped)
+                # Applied by version: a reader's catch-up may have read these records back meanwhile.
+                batches = iter(zip(writes, stamped, strict=True))
                 if step.arena:
-                    for record in next(batches):
-                        self.log.apply(record)
+                    (_, after, _, _), records = next(batches)
+                    for version, record in enumerate(records, start=after + 1):
+                        if self.log.version == version - 1:
+                            self.log.apply(record)
                 for tournament_id in step.tournaments:
-                    for record in next(batches):
-                        self.tournaments[tournament_id].apply(record)
+                    (_, after, _, _), records = next(batches)
+                    tournament = self.tournaments[tournament_id]
+                    for version, record in enumerate(records, start=after + 1):
+                        if tournament.version == version - 1:
+                            tournament.apply(record)
                 for live, _ in step.matches:
-                    self.matches.adopt(live, next(batches))
+                    self.matches.adopt(live, next(batches)[1])
                 if step.arena:
                     self.matches.notify(ARENA_STREAM)
                 return step.result
@@ -261,6 +267,8 @@ class Arena:
         if tag is not None:
             record["request"] = tag.record(owner)
         await self.matches.append_identity(record)
+        if identities.bots[name].digest != token_hash(secret):  # another node registered the name first
+            raise FailedPrecondition(f"a bot named {name} is already registered")
         return identities.bots[name], secret
 
     async def list_bots(self, token: str | None) -> list[BotAccount]:
@@ -454,7 +462,7 @@ class Arena:
             "organiser": organiser,
         }
         try:
-            plan = plan_for(header)
+            plan = await asyncio.to_thread(plan_for, header)  # a large draw takes seconds: off the loop
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
         for round_ in plan[:1]:  # the game checks the configuration with a table of the drawn size
@@ -645,7 +653,7 @@ class Arena:
                     checked,
                 )
             if version == 2:
-                expected = plan_for(replay.header)
+                expected = await asyncio.to_thread(plan_for, replay.header)
                 if record.get("kind") != "scheduled" or record["matches"] != scheduled_record(expected, 0)["matches"]:
                     return (
                         False,
