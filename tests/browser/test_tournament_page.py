@@ -304,6 +304,8 @@ def test_the_browser_follows_the_standings_and_opens_a_match(page: Any, server: 
             ]
             assert shown == expected, "the standings as the arena has them, without a reload"
         page.locator("#matches a", has_text="#2").wait_for()  # the last round has started (indices from 0)
+        audit = page.locator("#audit li").all_inner_texts()
+        assert audit == list(arena.get(made.tournament_id).audit) and len(set(audit)) == len(audit)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "tournament.png"), full_page=True)
         first = arena.get(made.tournament_id).matches[0].match_id
