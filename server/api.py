@@ -380,12 +380,7 @@ class MatchService:
             end, sent = await self._follow(stream, token, viewer, min(request.from_version, live.version), context)
         finally:
             registry.close(stream)
-        code = grpc.StatusCode.UNAVAILABLE
-        if end.revoked:
-            code = grpc.StatusCode.UNAUTHENTICATED
-        elif end.lost:
-            code = grpc.StatusCode.DATA_LOSS
-        await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
+        await end_stream(context, end, sent)
 
     async def _follow(
         self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
@@ -450,6 +445,16 @@ class MatchService:
             update.view_json = json.dumps(self.matches.view(live, viewer, version), sort_keys=True)
             update.status.CopyFrom(convert.status_message(live.status(version), live.paused_after(version)))
         return update.SerializeToString()
+
+
+async def end_stream(context: grpc.aio.ServicerContext, end: StreamEnd, sent: int) -> None:
+    """End a stream the server ends on purpose: its status says why, its trailer where to resume."""
+    code = grpc.StatusCode.UNAVAILABLE
+    if end.revoked:
+        code = grpc.StatusCode.UNAUTHENTICATED
+    elif end.lost:
+        code = grpc.StatusCode.DATA_LOSS
+    await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
 
 
 def _results_json(live: LiveMatch, version: int) -> str:

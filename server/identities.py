@@ -12,7 +12,7 @@ import secrets
 import uuid
 from dataclasses import dataclass, replace
 
-from server.records import Record, token_hash
+from server.records import ChainedLog, Record, token_hash
 
 # A fixed stream id, never a match: uuid5 of a name only this server uses.
 IDENTITIES_STREAM = uuid.uuid5(uuid.NAMESPACE_URL, "matchserver:identities")
@@ -57,24 +57,16 @@ def new_key_id() -> str:
     return f"hk-{secrets.token_hex(6)}"
 
 
-class Identities:
+class Identities(ChainedLog):
     """The host keys as of the records applied so far (rebuilt by replaying the identities stream)."""
 
     def __init__(self) -> None:
-        self.records: list[Record] = []
+        super().__init__()
         self.keys: dict[str, HostKey] = {}
         self._by_digest: dict[str, str] = {}
         self.bots: dict[str, BotAccount] = {}
         self._bot_by_digest: dict[str, str] = {}  # current keys only: a rotated key is forgotten
         self.requests: dict[tuple[str, str], Record] = {}  # (caller, request_id) -> the record it wrote
-
-    @property
-    def version(self) -> int:
-        return len(self.records)
-
-    @property
-    def last_hash(self) -> str:
-        return str(self.records[-1]["hash"]) if self.records else ""
 
     def apply(self, record: Record) -> None:
         if record.get("kind") == "host_key":

@@ -145,3 +145,19 @@ def retracted_versions(records: Sequence[Record]) -> set[int]:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ChainedLog:
+    """A stream of the server's own (identities, the arena, a tournament) folded in memory: its records,
+    its version, and the head of its hash chain (what the next append links to)."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+
+    @property
+    def version(self) -> int:
+        return len(self.records)
+
+    @property
+    def last_hash(self) -> str:
+        return str(self.records[-1]["hash"]) if self.records else ""

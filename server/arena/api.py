@@ -18,7 +18,16 @@ import grpc
 
 from engine.registry import get_game
 from matchserver.v1 import arena_pb2 as pb
-from server.api import MalformedRequest, _abort_for, _page, _passing_bytes, _safe_deserializer, _token, _unary
+from server.api import (
+    MalformedRequest,
+    _abort_for,
+    _page,
+    _passing_bytes,
+    _safe_deserializer,
+    _token,
+    _unary,
+    end_stream,
+)
 from server.arena.log import ARENA_STREAM, Challenge, Notice
 from server.arena.service import Arena
 from server.arena.tournament import TournamentLog
@@ -28,7 +37,7 @@ from server.limits import check_reason, cut
 from server.paging import PageRequest
 from server.records import token_hash
 from server.requests import request_tag
-from server.streams import RESUME_FROM, StreamEnd, TooManyStreams
+from server.streams import StreamEnd, TooManyStreams
 
 
 def bot_message(bot: BotAccount) -> pb.Bot:
@@ -246,8 +255,7 @@ class ArenaService:
             end, sent = await self._follow(bot, token, stream.ending, stream.opened_at, sent, context)
         finally:
             registry.close(stream)
-        code = grpc.StatusCode.UNAUTHENTICATED if end.revoked else grpc.StatusCode.UNAVAILABLE
-        await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
+        await end_stream(context, end, sent)
 
     async def _follow(
         self,

@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.records import Record
+from server.records import ChainedLog, Record
 
 ARENA_STREAM = uuid.uuid5(uuid.NAMESPACE_URL, "matchserver:arena")
 
@@ -61,23 +61,15 @@ class Notice:
     text: str = ""
 
 
-class ArenaLog:
+class ArenaLog(ChainedLog):
     """The arena stream folded: kept in memory, caught up from the store before each write."""
 
     def __init__(self) -> None:
-        self.records: list[Record] = []
+        super().__init__()
         self.challenges: dict[str, Challenge] = {}
         self.matches: dict[str, ArenaMatch] = {}
         self.tournaments: list[str] = []  # ids, oldest first
         self._positions: dict[str, list[int]] = {}  # bot -> positions of the records that name it
-
-    @property
-    def version(self) -> int:
-        return len(self.records)
-
-    @property
-    def last_hash(self) -> str:
-        return str(self.records[-1]["hash"]) if self.records else ""
 
     def apply(self, record: Record) -> None:
         self.records.append(record)

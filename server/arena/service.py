@@ -31,7 +31,7 @@ from server.errors import (
     ResourceExhausted,
     Unavailable,
 )
-from server.identities import BotAccount
+from server.identities import BotAccount, is_server_stream
 from server.limits import parse_config_json
 from server.live import LiveMatch
 from server.matches import Matches
@@ -52,6 +52,8 @@ class ArenaSettings:
     max_open_challenges_per_bot: int = 20
     # A tournament's bots (its draw and its matches grow with their square).
     max_bots_per_tournament: int = 64
+    # A tournament's matches (pairs x games per pair, or rounds x tables), checked before it is drawn.
+    max_tournament_matches: int = 2000
 
 
 @dataclass
@@ -124,6 +126,8 @@ class Arena:
         except (ValueError, AttributeError, TypeError):
             raise BadRequest(f"tournament_id {tournament_id!r} is not a tournament id (a UUID)") from None
         found = self.tournaments.get(str(stream))
+        if found is None and not is_server_stream(stream):  # a match's id (or any other): nothing is read
+            raise NotFound(f"no tournament {tournament_id}")
         after = found.version if found is not None else 0
         records = await self.matches.read_stream(stream, after)
         if found is None:
@@ -447,6 +451,13 @@ class Arena:
         else:
             table_size = table_size or (2 if game == "cookoff" else min(DEFAULT_TABLE_SIZE, len(bots)))
             rounds, games_per_pair = rounds or len(bots), 0
+            if not 2 <= table_size <= len(bots):
+                raise BadRequest(f"table_size {table_size}: a table seats 2 to {len(bots)} of these bots")
+        pairs = len(bots) * (len(bots) - 1) // 2
+        total = pairs * games_per_pair if format_name == "round-robin" else rounds * (len(bots) // table_size)
+        limit = self.settings.max_tournament_matches
+        if total > limit:  # checked before the draw, whose cost grows with it
+            raise BadRequest(f"this tournament would have {total} matches: max_tournament_matches is {limit}")
         overrides = parse_config_json(config_json, self.matches.limits)
         header: Record = {
             "kind": "tournament_created",

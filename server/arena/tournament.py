@@ -16,7 +16,7 @@ from typing import Any
 
 from server.arena import draw
 from server.arena.standings import Standing, match_points, standings, standings_json
-from server.records import Record
+from server.records import ChainedLog, Record
 
 FORMATS = {"round-robin": ("cookoff",), "rotation": ("last-gathering", "mining")}
 DEFAULT_TABLE_SIZE = 4
@@ -62,24 +62,16 @@ def _ranks_text(ranks: dict[str, int]) -> str:
     )
 
 
-class TournamentLog:
+class TournamentLog(ChainedLog):
     def __init__(self, tournament_id: str) -> None:
         self.tournament_id = tournament_id
-        self.records: list[Record] = []
+        super().__init__()
         self.header: Record = {}
         self.entries: dict[int, Entry] = {}
         self.byes: dict[str, int] = {}
         self.by_match: dict[str, int] = {}
         self.audit: list[str] = []
         self.completions = 0
-
-    @property
-    def version(self) -> int:
-        return len(self.records)
-
-    @property
-    def last_hash(self) -> str:
-        return str(self.records[-1]["hash"]) if self.records else ""
 
     def apply(self, record: Record) -> None:
         self.records.append(record)
