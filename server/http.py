@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlsplit
 from cachetools import LRUCache
 
 from engine.contract import Viewer
-from pictures import render_svg
+from pictures import RENDERERS, render_svg
 from pictures.pack import PicturePacker
 from pictures.page import Frame, caption, describe, mark_of, replay_html, step_of
 from pictures.standings import sections, tournament_html
@@ -206,6 +206,8 @@ class LivePages:
         if parts[0] != "matches":
             raise HttpError("404 Not Found", NO_SUCH_PAGE)
         live = await self._watchable(parts[1])
+        if live.game.name not in RENDERERS:  # a game registered without pictures (a test's fixture game)
+            raise HttpError("404 Not Found", f"there are no pictures of {live.game.name} matches to show\n")
         replay = self.replays.get(live.id)
         if replay is None:
             replay = self.replays[live.id] = LiveReplay()
