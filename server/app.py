@@ -254,7 +254,7 @@ async def start_server(settings: Settings) -> Running:
     task = asyncio.create_task(ticker.run(matches, settings.tick_interval, arena))
     running = Running(server, port, matches, store, task, calls, listener, arena=arena)
     if settings.http_address:
-        running.http = LivePages(matches, settings.streams)
+        running.http = LivePages(matches, settings.streams, arena)
         try:
             tls = tls_context(settings.tls_cert, settings.tls_key)
             running.http_port = await running.http.start(settings.http_address, tls)

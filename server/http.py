@@ -1,11 +1,14 @@
 """The live page (`matchserver --http HOST:PORT`): the replay viewer of pictures/page.py for a match in
 play, as a spectator sees it, kept up to date by server-sent events.
 
-    GET /matches/<id>          the page: every version so far, pictures packed (pictures/pack.py)
-    GET /matches/<id>/events   text/event-stream: what is new, each message a packed slice of pictures
+    GET /matches/<id>              the page: every version so far, pictures packed (pictures/pack.py)
+    GET /matches/<id>/events       text/event-stream: what is new, each message a packed slice of pictures
+    GET /tournaments/<id>          a tournament's standings, matches (each linking to its page) and audit
+    GET /tournaments/<id>/events   text/event-stream: the page's tables drawn again whenever they change
 
 Only the spectator's view is ever drawn (game.view and the audit trail for Viewer.spectator()); a private
 match, an unknown one and anything else answer 404, so the page tells nobody that a private match exists.
+A tournament's page shows only what its log says in public (pictures/standings.py draws it).
 A minimal HTTP/1.1 server inside the server's event loop (asyncio.start_server): one request per
 connection, GET only, a bounded request head, TLS with the gRPC certificate when the server has one.
 
@@ -19,6 +22,8 @@ import json
 import logging
 import ssl
 import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -26,11 +31,15 @@ from urllib.parse import parse_qs, urlsplit
 from cachetools import LRUCache
 
 from engine.contract import Viewer
-from pictures import render_svg
+from pictures import RENDERERS, render_svg
 from pictures.pack import PicturePacker
 from pictures.page import Frame, caption, describe, mark_of, replay_html, step_of
+from pictures.standings import sections, tournament_html
 from server import audit
-from server.errors import DataLoss, NotFound, PermissionDenied
+from server.arena.log import ARENA_STREAM
+from server.arena.service import Arena
+from server.arena.tournament import TournamentLog
+from server.errors import BadRequest, DataLoss, NotFound, PermissionDenied
 from server.live import LiveMatch
 from server.matches import Matches
 from server.streams import StreamLimits
@@ -41,6 +50,7 @@ MAX_HEAD = 8192  # bytes of request line and headers
 HEAD_TIMEOUT = 10.0  # seconds to send them
 KEEPALIVE = 15.0  # seconds between comments on a quiet event stream (finds clients that have gone)
 SPECTATOR = Viewer.spectator()
+NO_SUCH_PAGE = "no such page: a live page is at /matches/<match id> or /tournaments/<tournament id>\n"
 SECURITY_HEADERS = (
     "Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
     "connect-src 'self'; img-src data:\r\n"
@@ -108,11 +118,13 @@ class LiveReplay:
 
 
 class LivePages:
-    """The HTTP side of the server: pages and event streams for the matches a spectator may watch."""
+    """The HTTP side of the server: pages and event streams for the matches a spectator may watch, and
+    for the arena's tournaments."""
 
-    def __init__(self, matches: Matches, limits: StreamLimits) -> None:
+    def __init__(self, matches: Matches, limits: StreamLimits, arena: Arena) -> None:
         self.matches = matches
         self.limits = limits
+        self.arena = arena
         self.replays: LRUCache[uuid.UUID, LiveReplay] = LRUCache(maxsize=64)
         self.event_streams = 0
         self._server: asyncio.Server | None = None
@@ -182,9 +194,20 @@ class LivePages:
     ) -> None:
         url = urlsplit(target)
         parts = url.path.strip("/").split("/")
-        if len(parts) not in (2, 3) or parts[0] != "matches" or (len(parts) == 3 and parts[2] != "events"):
-            raise HttpError("404 Not Found", "no such page: a live page is at /matches/<match id>\n")
+        if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "events"):
+            raise HttpError("404 Not Found", NO_SUCH_PAGE)
+        if parts[0] == "tournaments":
+            tournament = await self._tournament(parts[1])
+            if len(parts) == 2:
+                await self._tournament_page(tournament, writer)
+            else:
+                await self._tournament_events(tournament, reader, writer)
+            return
+        if parts[0] != "matches":
+            raise HttpError("404 Not Found", NO_SUCH_PAGE)
         live = await self._watchable(parts[1])
+        if live.game.name not in RENDERERS:  # a game registered without pictures (a test's fixture game)
+            raise HttpError("404 Not Found", f"there are no pictures of {live.game.name} matches to show\n")
         replay = self.replays.get(live.id)
         if replay is None:
             replay = self.replays[live.id] = LiveReplay()
@@ -223,6 +246,31 @@ class LivePages:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
+        async with self._event_stream(reader, writer) as ended:
+            while True:
+                if replay.counts() != sent:
+                    message = json.dumps(replay.since(sent), separators=(",", ":"))
+                    sent = replay.counts()
+                    writer.write(f"id: {sent[0]},{sent[1]},{sent[2]}\ndata: {message}\n\n".encode())
+                else:
+                    writer.write(b": still here\n\n")
+                await writer.drain()
+                await self.matches.wait_for_change(match_id, replay.version, timeout=KEEPALIVE, until=ended)
+                if ended.done():
+                    return
+                try:
+                    live = await self._watchable(str(match_id))
+                except HttpError:  # quarantined meanwhile: the stream ends, the browser tries again later
+                    return
+                await replay.catch_up(live)
+
+    @asynccontextmanager
+    async def _event_stream(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> AsyncIterator[asyncio.Future[None]]:
+        """One place of max_page_streams (match and tournament streams together) and the stream's head;
+        yields a future done once the client hangs up (its side reaches EOF) or the server stops, so the
+        place is free at once."""
         limit = self.limits.max_page_streams
         if self.event_streams >= limit:
             raise HttpError(
@@ -231,7 +279,6 @@ class LivePages:
                 f"(StreamLimits.max_page_streams={limit}); try again later\n",
             )
         self.event_streams += 1
-        # Over when the client hangs up (its side reaches EOF) or the server stops: the place is free at once.
         ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def end(_: object) -> None:
@@ -249,27 +296,102 @@ class LivePages:
                 + b"Connection: close\r\n\r\nretry: 2000\n\n"
             )
             await writer.drain()
-            while True:
-                if replay.counts() != sent:
-                    message = json.dumps(replay.since(sent), separators=(",", ":"))
-                    sent = replay.counts()
-                    writer.write(f"id: {sent[0]},{sent[1]},{sent[2]}\ndata: {message}\n\n".encode())
-                else:
-                    writer.write(b": still here\n\n")
-                await writer.drain()
-                await self.matches.wait_for_change(match_id, replay.version, timeout=KEEPALIVE, until=ended)
-                if ended.done():
-                    return
-                try:
-                    live = await self._watchable(str(match_id))
-                except HttpError:  # quarantined meanwhile: the stream ends, the browser tries again later
-                    return
-                await replay.catch_up(live)
+            yield ended
         finally:
             self.event_streams -= 1
             hung_up.cancel()
             if self._closing is not None:
                 self._closing.remove_done_callback(end)
+
+    # --- tournaments ------------------------------------------------------------------------------
+
+    async def _tournament(self, text: str) -> TournamentLog:
+        """The tournament; 404 for an unknown or malformed id (a match's id included). One the arena holds
+        is read from memory: the arena keeps it current (its own writes, other nodes' as it is told of them),
+        so visitors' pages and streams add no reads of the store however many there are."""
+        try:
+            known = self.arena.tournaments.get(str(uuid.UUID(text)))
+        except ValueError:
+            raise HttpError("404 Not Found", "no such tournament\n") from None
+        if known is not None:
+            if not known.header:  # being created: nothing of it is stored yet
+                raise HttpError("404 Not Found", "no such tournament\n")
+            return known
+        try:
+            return await self.arena.tournament(text)
+        except (NotFound, BadRequest):
+            raise HttpError("404 Not Found", "no such tournament\n") from None
+        except DataLoss:
+            raise HttpError("503 Service Unavailable", "this tournament cannot be read at the moment\n") from None
+
+    def _arena_past(self, seen: int) -> Callable[[], bool]:
+        return lambda: self.arena.log.version > seen
+
+    async def _tournament_page(self, tournament: TournamentLog, writer: asyncio.StreamWriter) -> None:
+        events = f"/tournaments/{tournament.tournament_id}/events"
+        page = tournament_html(tournament_data(tournament), events, tournament.version)
+        await _send(writer, "200 OK", page, "text/html; charset=utf-8")
+
+    async def _tournament_events(
+        self, tournament: TournamentLog, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """The tables, drawn again whenever the tournament's log grows. Its matches start, finish and are
+        voided in the same writes as the arena stream's records, so the arena stream moving is the cue (and
+        each keepalive looks again, for a tournament another node's write reached after its arena record)."""
+        tournament_id = tournament.tournament_id
+        sent = -1  # every stream starts with the tables as they are: the page may be older than its stream
+        async with self._event_stream(reader, writer) as ended:
+            while True:
+                seen = self.arena.log.version  # read before the tournament: a write after it wakes the wait
+                try:
+                    tournament = await self._tournament(tournament_id)
+                except HttpError:  # unreadable meanwhile: the stream ends, the browser tries again later
+                    return
+                if tournament.version != sent:
+                    sent = tournament.version
+                    message = json.dumps(
+                        {"v": sent, "sections": sections(tournament_data(tournament))}, separators=(",", ":")
+                    )
+                    writer.write(f"id: {sent}\ndata: {message}\n\n".encode())
+                else:
+                    writer.write(b": still here\n\n")
+                await writer.drain()
+                await self.matches.wait_for_stream(ARENA_STREAM, self._arena_past(seen), KEEPALIVE, until=ended)
+                if ended.done():
+                    return
+
+
+def tournament_data(tournament: TournamentLog) -> dict[str, Any]:
+    """What the tournament's page shows, as plain data: only what its log says in public (no seeds of
+    matches, no configuration)."""
+    header = tournament.header
+    return {
+        "id": tournament.tournament_id,
+        "name": str(header.get("name", "")),
+        "game": str(header.get("game", "")),
+        "format": str(header.get("format", "")),
+        "organiser": str(header.get("organiser", "")),
+        "state": tournament.state(),
+        "finished": tournament.finished_count(),
+        "counted": tournament.counted(),
+        "standings": [
+            {"rank": s.rank, "bot": s.bot, "points": s.points, "played": s.played, "wins": s.wins, "byes": s.byes}
+            for s in tournament.standings()
+        ],
+        "matches": [
+            {
+                "index": entry.index,
+                "round": entry.round,
+                "seats": list(entry.seats),
+                "match_id": entry.match_id,
+                "state": entry.state,
+                "ranks": dict(entry.ranks) if entry.ranks is not None else None,
+                "notes": list(entry.notes),
+            }
+            for entry in sorted(tournament.entries.values(), key=lambda entry: entry.index)
+        ],
+        "audit": list(tournament.audit),
+    }
 
 
 def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:

@@ -8,6 +8,7 @@ never blocks on it. State for reads comes from the cache of live matches.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import secrets
@@ -286,7 +287,7 @@ class Matches:
                         self._credentials_replaced([key.digest], f"host key {key.key_id} was revoked")
                 for name, digest in bot_keys.items():  # a bot key rotated or revoked there
                     bot = identities.bots[name]
-                    if bot.revoked or bot.digest != digest:
+                    if bot.revoked or not hmac.compare_digest(bot.digest, digest):
                         self._credentials_replaced([digest], f"bot {name}'s key was rotated or revoked")
             return
         if is_server_stream(stream):

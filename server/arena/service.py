@@ -10,6 +10,7 @@ its match. Bot keys live in the identities stream beside host keys (server/ident
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import re
 import uuid
@@ -271,7 +272,7 @@ class Arena:
         if tag is not None:
             record["request"] = tag.record(owner)
         await self.matches.append_identity(record)
-        if identities.bots[name].digest != token_hash(secret):  # another node registered the name first
+        if not hmac.compare_digest(identities.bots[name].digest, token_hash(secret)):  # another node had the name
             raise FailedPrecondition(f"a bot named {name} is already registered")
         return identities.bots[name], secret
 

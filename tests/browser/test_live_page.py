@@ -255,3 +255,11 @@ def test_a_rollback_reaches_the_live_page_as_retracted_versions(page: Any, live_
     page.locator("#timeline line.branch").first.wait_for(state="attached")  # a tick is 0 px wide: "hidden"
     assert page.locator("#timeline line.branch").count() == submitted.version - before
     assert f"rolled back to version {before}" in page.inner_text("#caption")
+
+
+def test_a_match_of_a_game_without_pictures_answers_404_saying_so(live_server: ServerThread) -> None:
+    """The test game "duel" has no pictures: its page says so instead of failing mid-response."""
+    match_id = live_server.client().create("duel", ["ann", "bob"], seed=1).match_id
+    for path in (f"/matches/{match_id}", f"/matches/{match_id}/events"):
+        status, body = get(live_server, path)
+        assert status == 404 and "no pictures of duel matches" in body
