@@ -280,7 +280,8 @@ def run_bot(
 ) -> int:
     """Run a bot until `until(notice)` is true (e.g. its tournament's `tournament_finished`) or Ctrl-C;
     returns the last notice's position (give it as `after` to carry on later). Challenges are answered
-    with `accept(notice)` (default: accept every one). Raises BotKeyRefused when the key stops working."""
+    with `accept(notice)` (default: accept every one). A server that is away is waited for, for good,
+    backing off; raises BotKeyRefused when the key stops working (rotated or revoked)."""
     client = MatchClient(server, tls=tls, ca=ca)
     pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="match")
     loop = BotLoop(client, bot_key, decide, pool, accept=accept, log=log)
