@@ -68,7 +68,6 @@ class TournamentLog(ChainedLog):
         super().__init__()
         self.header: Record = {}
         self.entries: dict[int, Entry] = {}
-        self.byes: dict[str, int] = {}
         self.by_match: dict[str, int] = {}
         self.audit: list[str] = []
         self.completions = 0
@@ -88,8 +87,6 @@ class TournamentLog(ChainedLog):
                 if item.get("rematch_of") is not None:
                     entry.notes.append(f"rematch of #{item['rematch_of']}")
                 self.entries[entry.index] = entry
-            for bot, count in record.get("byes", {}).items():
-                self.byes[bot] = self.byes.get(bot, 0) + int(count)
             if len(record["matches"]) > 1:
                 rounds = max(int(item["round"]) for item in record["matches"])
                 self.audit.append(f"{len(record['matches'])} matches drawn in {rounds} rounds")
@@ -137,7 +134,23 @@ class TournamentLog(ChainedLog):
 
     def standings(self) -> list[Standing]:
         results = [entry.ranks for entry in self.entries.values() if entry.state == "finished" and entry.ranks]
-        return standings(self.bots, results, self.byes)
+        return standings(self.bots, results, self.byes_so_far())
+
+    def byes_so_far(self) -> dict[str, int]:
+        """Byes of the rounds that have begun (a bot sits out a round when no table of it seats the bot):
+        the standings count a bye once its round is under way, not when it was drawn."""
+        seated: dict[int, set[str]] = {}
+        begun: set[int] = set()
+        for entry in self.entries.values():
+            seated.setdefault(entry.round, set()).update(entry.seats)
+            if entry.state != "scheduled":
+                begun.add(entry.round)
+        byes: dict[str, int] = {}
+        for round_ in begun:
+            for bot in self.bots:
+                if bot not in seated[round_]:
+                    byes[bot] = byes.get(bot, 0) + 1
+        return byes
 
     def standings_json(self) -> list[dict[str, Any]]:
         return standings_json(self.standings())
