@@ -2,7 +2,8 @@
 
 Each line runs in a shell in a fresh folder whose `var/` is the server's (so matchctl finds the admin
 token as it would beside `make run`), with MATCHCTL_SERVER pointing at the server. MATCH becomes the id
-the last `create` printed, CODE the invitation it gave the seat named on the line. Lines marked
+the last `create` printed, CODE the invitation it gave the seat named on the line, TOURNAMENT the id the
+last `tournament create` printed. Lines marked
 `# not run` (the set-up, `watch`, the TLS examples) are skipped.
 """
 
@@ -37,23 +38,26 @@ def test_the_readme_examples_run_in_order_on_a_fresh_server(tmp_path: Path) -> N
         "PYTHONPATH": str(ROOT),
         "MATCHCTL_CREDENTIALS": str(tmp_path / "credentials.json"),
     }
-    match_id, invitations = "", {}
+    match_id, tournament_id, invitations = "", "", {}
     ran = 0
     try:
         for line in readme_lines():
             assert line.startswith(".venv/bin/matchctl "), f"a README example this test cannot run: {line}"
             command = line.replace(".venv/bin/matchctl", MATCHCTL, 1).replace("MATCH", match_id)
+            command = command.replace("TOURNAMENT", tournament_id)
             seat = re.search(r"join \S+ (\w+) --invitation CODE", command)
             if seat:
                 command = command.replace("CODE", invitations[seat.group(1)])
             done = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True)
             assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
             assert "Traceback" not in done.stderr
-            if " create " in line:
+            if " tournament create " in line:
+                tournament_id = done.stdout.strip()
+            elif " create " in line and " bot create " not in line:
                 match_id = done.stdout.strip()
                 invitations = dict(re.findall(r"invitation for (\w+): (\S+)", done.stderr))
             ran += 1
     finally:
         server.stop()
-    assert ran >= 15 and match_id
+    assert ran >= 15 and match_id and tournament_id
     assert (tmp_path / "match.txt").read_text().startswith("# game=cookoff seed=1 players=ann,bob")
