@@ -232,6 +232,14 @@ class Catalog:
         rows = self._rows(statement, [str(m) for m in match_ids])
         return {uuid.UUID(row["match_id"]): int(row["version"]) for row in rows}
 
+    def finished_among(self, match_ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
+        """Those of the matches whose summary says they are over (one query)."""
+        if not match_ids:
+            return set()
+        marks = ", ".join("?" for _ in match_ids)
+        statement = f"SELECT match_id FROM ms_matches WHERE finished = 1 AND match_id IN ({marks})"
+        return {uuid.UUID(row["match_id"]) for row in self._rows(statement, [str(m) for m in match_ids])}
+
     def page(self, after_seq: int, limit: int, host_key: str | None = None) -> list[Summary]:
         """Summaries oldest first after a position: all of them, or those one host key created."""
         if host_key is None:

@@ -576,9 +576,9 @@ class Matches:
         """The records of one of the server's own streams after a version (the arena, a tournament)."""
         return await self._io(self.store.read, stream, after)
 
-    async def summary(self, match_id: uuid.UUID) -> Summary | None:
-        """The catalog's summary of a match (no match read)."""
-        return await self._io(self.catalog.get, match_id)
+    async def finished_among(self, match_ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
+        """Which of these matches the catalog says are over (no match read)."""
+        return await self._io(self.catalog.finished_among, list(match_ids))
 
     def new_secret(self, tag: RequestTag | None, scope: str, purpose: str, *parts: str) -> str:
         return self._secret(tag, scope, purpose, *parts)

@@ -13,6 +13,7 @@ import asyncio
 import hmac
 import logging
 import re
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ from server.store import VersionConflict
 log = logging.getLogger(__name__)
 BOT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 WRITE_ATTEMPTS = 8
+# How often the ticker looks for arena matches that ended without this process recording it (another
+# node's write, a crash between a match's last write and its arena record): seconds.
+SWEEP_EVERY = 2.0
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,10 @@ class Arena:
         self._lock = asyncio.Lock()  # one arena write at a time in this process (others: optimistic)
         self._tasks: set[asyncio.Task[None]] = set()
         self._finishing: set[str] = set()
-        self._boards: dict[str, tuple[int, list[Rating]]] = {}  # game -> (arena version, its ratings)
+        self._boards: dict[str, tuple[int, list[Rating]]] = {}
+        self._next_sweep = (
+            0.0  # when the tick next looks for ends the write hook missed  # game -> (arena version, its ratings)
+        )
         matches.on_arena_write = self._on_match_write
         matches.on_server_stream = self._on_remote
 
@@ -710,10 +717,12 @@ class Arena:
         what each running tournament has due."""
         await self.catch_up()
         await self.expire_challenges()
-        for match in self.log.unfinished():
-            summary = await self.matches.summary(uuid.UUID(match.match_id))
-            if summary is not None and summary.finished and match.match_id not in self._finishing:
-                await self._finish(match.match_id)
+        if time.monotonic() >= self._next_sweep:  # the write hook records ends; this sweep is the safety net
+            self._next_sweep = time.monotonic() + SWEEP_EVERY
+            unfinished = [uuid.UUID(match.match_id) for match in self.log.unfinished()]
+            for match_id in sorted(await self.matches.finished_among(unfinished)):
+                if str(match_id) not in self._finishing:
+                    await self._finish(str(match_id))
         for tournament_id in list(self.log.tournaments):  # those another node made are loaded once
             known = self.tournaments.get(tournament_id)
             if known is not None and known.done() and not known.needs_completion():

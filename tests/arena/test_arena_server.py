@@ -329,3 +329,21 @@ def test_verify_tournament_fails_on_an_edited_tournament_record(tmp_path: Path, 
     finally:
         arena.close()
         server.stop()
+
+
+def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(arena: Arena, server: ServerThread) -> None:
+    """As after a crash between a match's last write and its arena record: the ticker's sweep finds the
+    finished match in the catalog and records it, and the tournament goes on."""
+    for name in ("ann", "bob"):
+        arena.bot(name)
+    made = arena.tournament("duel", ["ann", "bob"], format="round-robin", games_per_pair=2, seed=8)
+    first = next(m for m in made.matches if m.state == "playing").match_id
+    assert server.running is not None
+    matches = server.running.matches
+    hook, matches.on_arena_write = matches.on_arena_write, None  # the write's own recording is lost
+    try:
+        arena.finish_by_defaults(first)
+    finally:
+        matches.on_arena_write = hook
+    wait_until(lambda: arena.get(made.tournament_id).matches_finished == 1, "the ticker records the end")
+    assert any(m.state == "playing" for m in arena.get(made.tournament_id).matches)  # the next round started
