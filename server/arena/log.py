@@ -12,6 +12,7 @@ Records (each chained like a match's records):
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,7 +135,8 @@ class ArenaLog(ChainedLog):
     def notices(self, bot: str, after: int) -> list[Notice]:
         """What BotEvents sends `bot` after a position, oldest first."""
         positions = self._positions.get(bot, [])
-        return [notice_for(bot, position, self.records[position - 1]) for position in positions if position > after]
+        newer = positions[bisect.bisect_right(positions, after) :]  # every stream wakes on each arena write
+        return [notice_for(bot, position, self.records[position - 1]) for position in newer]
 
     def open_challenges(self, bot: str) -> list[Challenge]:
         return [c for c in self.challenges.values() if c.state == "open" and bot in c.bots]
