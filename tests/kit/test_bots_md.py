@@ -6,12 +6,15 @@ from __future__ import annotations
 import doctest
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from clients.credentials import Credentials
 from tests.kit.seats import PLAYERS, example_bot
 from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_MD = ROOT / "docs" / "BOTS.md"
@@ -37,32 +40,49 @@ def test_the_worked_session_of_bots_md_gives_the_output_it_shows(server: ServerT
     assert result.failed == 0, "".join(report)
 
 
-NOT_RUN = "# not run"  # a command that needs more than this test has (the arena's: tests/clients runs them)
+ARENA = "## The arena"  # the section run by the arena test; the console blocks before it are the kit's
 
 
-def console_commands() -> list[tuple[str, str]]:
-    """(command, the output shown) for every `$ ` line of the page's console blocks, but those marked
-    `# not run` (with the output shown under them)."""
+def console_commands(text: str) -> list[tuple[str, str]]:
+    """(command, the output shown) for every `$ ` line of the console blocks of `text`."""
     out: list[tuple[str, str]] = []
-    skipping = False
-    for block in CONSOLE.findall(BOTS_MD.read_text()):
+    for block in CONSOLE.findall(text):
         for line in block.splitlines(keepends=True):
             if line.startswith("$ "):
-                skipping = line.rstrip().endswith(NOT_RUN)
-                if not skipping:
-                    out.append((line[2:].strip(), ""))
-            elif not skipping:
+                out.append((line[2:].strip(), ""))
+            else:
                 command, shown = out[-1]
                 out[-1] = (command, shown + line)
     return out
+
+
+def kit_and_arena() -> tuple[str, str]:
+    text = BOTS_MD.read_text()
+    start = text.index(ARENA)
+    return text[:start], text[start:]
+
+
+def shell_base_env() -> dict[str, str]:
+    """The environment a bot author's shell has: no PYTHONPATH, and `python3` and `matchctl` of this venv."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("MATCHSERVER_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def run_shown(command: str, shown: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run one console line and compare what a terminal shows (stderr, then stdout) with the page."""
+    ran = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, f"{command}\n{ran.stdout}\n{ran.stderr}"
+    printed = ran.stderr + ran.stdout
+    assert doctest.OutputChecker().check_output(shown, printed, doctest.ELLIPSIS), f"{command} printed:\n{printed}"
+    return ran
 
 
 def test_every_console_command_of_bots_md_runs_and_prints_what_it_shows(server: ServerThread, tmp_path: Path) -> None:
     """The kit's commands as a bot author types them; ann's seat is the documented command, the other
     four seats are the same example bot run by the test."""
     match_id, tokens = mining_match(server, seed=9)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # python3: this venv's
+    env = shell_base_env()
     others = [
         subprocess.Popen(
             [sys.executable, str(example_bot("mining")), server.address, match_id, player],
@@ -80,17 +100,119 @@ def test_every_console_command_of_bots_md_runs_and_prints_what_it_shows(server: 
         "MATCH": match_id,
         "TOKEN": tokens["ann"],
     }
-    commands = console_commands()
+    kit, _ = kit_and_arena()
+    commands = console_commands(kit)
     assert [c.split()[0] for c, _ in commands] == ["make", "python3", "cd"]
-    checker = doctest.OutputChecker()
     try:
         for command, shown in commands:
-            ran = subprocess.run(
-                ["bash", "-c", command], cwd=ROOT, env=shell_env, capture_output=True, text=True, timeout=300
-            )
-            assert ran.returncode == 0, f"{command}\n{ran.stdout}\n{ran.stderr}"
-            assert checker.check_output(shown, ran.stdout, doctest.ELLIPSIS), f"{command} printed:\n{ran.stdout}"
+            run_shown(command, shown, shell_env)
     finally:
         for process in others:
             process.wait(timeout=120)
     assert all(process.returncode == 0 for process in others)
+
+
+WALKTHROUGH_BOTS = ("ann-bot", "bob-bot", "cid-bot")  # the page creates ann-bot; the others the same way
+SHOWN_BOT = "ann-bot"  # whose notices the page shows
+PLAYED = 300.0  # a bound on a hang (a tournament on two loaded cores), not a speed requirement
+
+
+class ArenaBots:
+    """The page's bot command, run in the background once per bot key, as each bot's author runs it."""
+
+    def __init__(self, command: str, keys: dict[str, str], env: dict[str, str], log_dir: Path) -> None:
+        self.outputs = {name: log_dir / f"{name}.out" for name in keys}
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        for name, key in keys.items():
+            with self.outputs[name].open("wb") as out, (log_dir / f"{name}.err").open("wb") as err:
+                self.processes[name] = subprocess.Popen(
+                    ["bash", "-c", command],
+                    cwd=ROOT,
+                    env={**env, "KEY": key},
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,  # its own process group, as a terminal's foreground job
+                )
+
+    def running(self) -> bool:
+        return all(process.poll() is None for process in self.processes.values())
+
+    def interrupt(self) -> dict[str, int | None]:
+        """Ctrl-C, as the page says a bot is stopped (to the job's process group, as a terminal sends it);
+        every bot's exit code (None: it had to be killed)."""
+        codes: dict[str, int | None] = {}
+        for process in self.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGINT)
+        for name, process in self.processes.items():
+            try:
+                codes[name] = process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(30)
+                codes[name] = None
+        return codes
+
+    def output(self, name: str) -> str:
+        return self.outputs[name].read_text()
+
+    def report(self) -> str:
+        parts = []
+        for name, path in self.outputs.items():
+            parts.append(f"--- {name}\n{path.read_text()[-2000:]}{path.with_suffix('.err').read_text()[-2000:]}")
+        return "\n".join(parts)
+
+
+def test_the_arena_walkthrough_of_bots_md_runs_in_order_against_a_real_server(
+    server: ServerThread, tmp_path: Path
+) -> None:
+    """The arena section as its bot authors and organiser type it: three bots registered with matchctl,
+    each run with the key matchctl printed, a tournament created, followed to its end, rated, verified,
+    and a match voided and replayed. The server's clock never moves: every phase ends by the bots' moves."""
+    Credentials().set_admin(server.address, server.admin_token)  # what `matchctl token admin TOKEN` saves
+    env = {**shell_base_env(), "MATCHCTL_SERVER": server.address, "SERVER": server.address}
+    _, arena = kit_and_arena()
+    commands = console_commands(arena)
+    assert [" ".join(c.split()[:3]) for c, _ in commands] == [
+        "matchctl bot create",
+        'MATCHSERVER_BOT_KEY="$KEY" python3 clients/examples/arena_bot.py',
+        "matchctl tournament create",
+        "matchctl tournament show",
+        "matchctl leaderboard --game",
+        "matchctl verify --tournament",
+        "matchctl tournament void",
+    ]
+    client = server.client()
+    keys: dict[str, str] = {}
+    bots: ArenaBots | None = None
+    shown_notices = ""
+
+    def played_out(what: str) -> None:
+        """Wait until the tournament is finished: the bots play every match it starts."""
+        try:
+            wait_until(lambda: client.get_tournament(env["T"]).state == "finished", what, timeout=PLAYED, poll=0.1)
+        except AssertionError as never:
+            raise AssertionError(f"{never}\n{bots.report() if bots else 'no bots running'}") from None
+
+    try:
+        for command, shown in commands:
+            if command.startswith("matchctl bot create"):
+                for name in WALKTHROUGH_BOTS:
+                    ran = run_shown(command.replace(SHOWN_BOT, name), shown.replace(SHOWN_BOT, name), env)
+                    keys[name] = ran.stdout.splitlines()[-1]  # the key, as its author copies it
+            elif "arena_bot.py" in command:
+                bots, shown_notices = ArenaBots(command, keys, env, tmp_path), shown
+            else:
+                ran = run_shown(command, shown, env)
+            if command.startswith("matchctl tournament create"):
+                env["T"] = ran.stdout.strip()
+                played_out("the bots play the tournament to its end")
+                env["FIRST_MATCH"] = client.get_tournament(env["T"]).matches[0].match_id
+            elif command.startswith("matchctl tournament void"):
+                played_out("the bots play the rematch")
+        assert bots is not None and bots.running(), bots.report() if bots else "no bots"
+    finally:
+        codes = bots.interrupt() if bots else {}
+    assert codes == dict.fromkeys(WALKTHROUGH_BOTS, 0), bots.report()  # Ctrl-C: each bot stops, exit 0
+    notices = bots.output(SHOWN_BOT)
+    assert doctest.OutputChecker().check_output(shown_notices, notices, doctest.ELLIPSIS), notices
