@@ -198,7 +198,8 @@ def notice_for(bot: str, position: int, record: Record) -> Notice:
         )
     if kind == "tournament_finished":
         row = next(row for row in record["standings"] if row["bot"] == bot)
-        place = f"you finished {_ordinal(int(row['rank']))} with {row['points']:g} points"
+        points = f"{row['points']:g} point{'' if row['points'] == 1 else 's'}"
+        place = f"you finished {_ordinal(int(row['rank']))} with {points}"
         return Notice(
             position, "tournament_finished", record, text=f"tournament {record['tournament']} is over: {place}"
         )
