@@ -19,27 +19,14 @@ from pictures import render_svg
 from pictures.pack import unpack
 from pictures.page import data_of
 from server.app import Settings
-from server.clock import ManualClock
 from server.streams import StreamLimits
 from tests.browser.conftest import SCREENSHOTS
 from tests.support.certificates import make_certificates
+from tests.support.live_http import EventStream, get, port, start
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
-
-
-def start(tmp_path: Path, **settings: Any) -> ServerThread:
-    base = Settings(
-        address="127.0.0.1:0",
-        var_dir=str(tmp_path / "var"),
-        clock=ManualClock(),
-        tick_interval=0.05,
-        http_address="127.0.0.1:0",
-    )
-    for name, value in settings.items():
-        setattr(base, name, value)
-    return ServerThread(base).start()
 
 
 @pytest.fixture
@@ -49,52 +36,11 @@ def live_server(tmp_path: Path) -> Iterator[ServerThread]:
     server.stop()
 
 
-def port(server: ServerThread) -> int:
-    assert server.running is not None
-    return server.running.http_port
-
-
 def seated(server: ServerThread, private: bool = False) -> tuple[str, dict[str, str]]:
     """A Last Gathering match with every seat filled (sealed orders: a spectator learns only THAT)."""
     client = server.client()
     match_id = client.create("last-gathering", PLAYERS, seed=5, private=private).match_id
     return match_id, {p: client.join(match_id, p) for p in PLAYERS}
-
-
-def get(server: ServerThread, path: str) -> tuple[int, str]:
-    connection = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
-    connection.request("GET", path)
-    response = connection.getresponse()
-    body = response.read().decode()
-    connection.close()
-    return response.status, body
-
-
-class EventStream:
-    """A raw text/event-stream reader: the status line, then each `data:` message as JSON."""
-
-    def __init__(self, server: ServerThread, path: str) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port(server)), timeout=30)
-        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        self.file = self.sock.makefile("rb")
-        self.status = int(self.file.readline().split()[1])
-        while self.file.readline() not in (b"\r\n", b""):
-            pass
-        self.raw = ""
-
-    def next_message(self) -> dict[str, Any]:
-        while True:
-            line = self.file.readline().decode()
-            if not line:
-                raise EOFError("the stream ended")
-            self.raw += line
-            if line.startswith("data: "):
-                message: dict[str, Any] = json.loads(line[len("data: ") :])
-                return message
-
-    def close(self) -> None:
-        self.file.close()
-        self.sock.close()
 
 
 def bot_orders(server: ServerThread, match_id: str, player: str, token: str) -> str:

@@ -4,10 +4,8 @@ a round robin of the test game "duel" as its matches finish, then opening a matc
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
-import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,11 +16,10 @@ import pytest
 import pictures
 from matchserver.v1 import arena_pb2 as apb
 from pictures.standings import sections, tournament_html
-from server.app import Settings
-from server.clock import ManualClock
 from server.streams import StreamLimits
 from tests.arena.support import Arena, auth
 from tests.browser.conftest import SCREENSHOTS
+from tests.support.live_http import EventStream, get, port, start
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
@@ -95,60 +92,6 @@ def test_progress_counts_the_matches_that_count() -> None:
 
 
 # --- the server: raw HTTP -----------------------------------------------------------------------------
-
-
-def start(tmp_path: Path, **settings: Any) -> ServerThread:
-    base = Settings(
-        address="127.0.0.1:0",
-        var_dir=str(tmp_path / "var"),
-        clock=ManualClock(),
-        tick_interval=0.05,
-        http_address="127.0.0.1:0",
-    )
-    for name, value in settings.items():
-        setattr(base, name, value)
-    return ServerThread(base).start()
-
-
-def port(server: ServerThread) -> int:
-    assert server.running is not None
-    return server.running.http_port
-
-
-def get(server: ServerThread, path: str) -> tuple[int, str]:
-    connection = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
-    connection.request("GET", path)
-    response = connection.getresponse()
-    body = response.read().decode()
-    connection.close()
-    return response.status, body
-
-
-class EventStream:
-    """A raw text/event-stream reader: the status line, then each `data:` message as JSON."""
-
-    def __init__(self, server: ServerThread, path: str) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port(server)), timeout=30)
-        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        self.file = self.sock.makefile("rb")
-        self.status = int(self.file.readline().split()[1])
-        while self.file.readline() not in (b"\r\n", b""):
-            pass
-        self.raw = ""
-
-    def next_message(self) -> dict[str, Any]:
-        while True:
-            line = self.file.readline().decode()
-            if not line:
-                raise EOFError("the stream ended")
-            self.raw += line
-            if line.startswith("data: "):
-                message: dict[str, Any] = json.loads(line[len("data: ") :])
-                return message
-
-    def close(self) -> None:
-        self.file.close()
-        self.sock.close()
 
 
 def render_svg(view: dict[str, Any]) -> str:
