@@ -7,9 +7,10 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+from matchserver.v1 import arena_pb2 as apb
 from server.arena.log import ARENA_STREAM
 from server.clock import ManualClock
-from tests.arena.support import Arena
+from tests.arena.support import Arena, auth
 from tests.conftest import postgres_url
 from tests.server.test_two_nodes_postgres import node
 from tests.support.server import ServerThread
@@ -24,7 +25,12 @@ def test_two_nodes_start_each_tournament_match_exactly_once(tmp_path: Path) -> N
     try:
         for name in ("ann", "bob", "cid", "dan"):
             first.bot(name)
+        # ann's bot listens on the second node; the tournament is made on the first.
+        events = second.stub.BotEvents(apb.BotEventsRequest(after=0), metadata=auth(first.keys["ann"]), timeout=60)
         made = first.tournament("duel", ["ann", "bob", "cid", "dan"], format="round-robin", games_per_pair=1, seed=11)
+        heard = [next(events).kind, next(events).kind]
+        events.cancel()
+        assert heard == ["tournament_created", "seated"]  # four bots, two tables: everyone plays round 1
         wait_until(lambda: second.get(made.tournament_id).matches_total == 6, "the other node sees the tournament")
         # The matches are ended through the other node: its write records each end, and both nodes'
         # tickers race to start the next round.
