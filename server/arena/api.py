@@ -31,6 +31,7 @@ from server.api import (
 from server.arena.log import ARENA_STREAM, Challenge, Notice
 from server.arena.service import Arena
 from server.arena.tournament import TournamentLog
+from server.arena.verify import verify_tournament
 from server.errors import BadRequest, Unauthenticated
 from server.identities import BotAccount
 from server.limits import check_reason, cut
@@ -132,25 +133,25 @@ class ArenaService:
 
     @_unary
     async def CreateBot(self, request: pb.CreateBotRequest, context: Any) -> pb.CreateBotResponse:
-        bot, secret = await self.arena.create_bot(
+        bot, secret = await self.arena.accounts.create(
             _token(context), request.name, request.auto_accept, request_tag(request, self.limits)
         )
         return pb.CreateBotResponse(bot=bot_message(bot), bot_key=secret)
 
     @_unary
     async def ListBots(self, request: pb.ListBotsRequest, context: Any) -> pb.ListBotsResponse:
-        return pb.ListBotsResponse(bots=[bot_message(bot) for bot in await self.arena.list_bots(_token(context))])
+        return pb.ListBotsResponse(bots=[bot_message(bot) for bot in await self.arena.accounts.listed(_token(context))])
 
     @_unary
     async def RotateBotKey(self, request: pb.RotateBotKeyRequest, context: Any) -> pb.RotateBotKeyResponse:
         check_reason(request.reason, self.limits)
-        bot, secret = await self.arena.rotate_bot_key(_token(context), request.name, request.reason)
+        bot, secret = await self.arena.accounts.rotate(_token(context), request.name, request.reason)
         return pb.RotateBotKeyResponse(bot=bot_message(bot), bot_key=secret)
 
     @_unary
     async def RevokeBot(self, request: pb.RevokeBotRequest, context: Any) -> pb.RevokeBotResponse:
         check_reason(request.reason, self.limits)
-        bot = await self.arena.revoke_bot(_token(context), request.name, request.reason)
+        bot = await self.arena.accounts.revoke(_token(context), request.name, request.reason)
         return pb.RevokeBotResponse(bot=bot_message(bot))
 
     @_unary
@@ -215,7 +216,7 @@ class ArenaService:
 
     @_unary
     async def VerifyTournament(self, request: pb.VerifyTournamentRequest, context: Any) -> pb.VerifyTournamentResponse:
-        ok, problem, records, checked = await self.arena.verify(request.tournament_id)
+        ok, problem, records, checked = await verify_tournament(self.arena, request.tournament_id)
         return pb.VerifyTournamentResponse(ok=ok, problem=problem, checked_records=records, checked_matches=checked)
 
     @_unary
@@ -238,7 +239,7 @@ class ArenaService:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
             token = _token(context)
-            bot = await self.arena.bot_of(token)
+            bot = await self.arena.accounts.bot_of(token)
             if request.after < 0:
                 raise BadRequest("after must be 0 or more")
         except Exception as exc:
@@ -271,7 +272,7 @@ class ArenaService:
             if self.matches.refresh_every is not None:
                 await self.arena.catch_up()  # another node's notices
             try:
-                await self.arena.bot_of(token)
+                await self.arena.accounts.bot_of(token)
             except Unauthenticated as exc:  # revoked or rotated on another node
                 return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
             for notice in self.arena.log.notices(bot.name, sent):

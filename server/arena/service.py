@@ -1,4 +1,4 @@
-"""The arena: bot accounts, challenges, tournaments, their scheduling, and the leaderboards.
+"""The arena: challenges, tournaments, their scheduling, and the leaderboards (bot accounts: accounts.py).
 
 Every write is optimistic: the arena stream, a tournament's stream and the new matches a step starts are
 appended in one transaction at the versions this process last read (server/matches.py write_together).
@@ -10,9 +10,7 @@ its match. Bot keys live in the identities stream beside host keys (server/ident
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,9 +19,10 @@ from typing import Any
 
 from engine.errors import InvalidConfig
 from engine.registry import get_game
-from server.access import UnknownToken
+from server.arena.accounts import BotAccounts
 from server.arena.log import ARENA_STREAM, ArenaLog, Challenge, new_server_stream_id
 from server.arena.ratings import Rating, ratings
+from server.arena.results import ranks_of, rollbacks_of
 from server.arena.tournament import DEFAULT_TABLE_SIZE, FORMATS, TournamentLog, plan_for, scheduled_record
 from server.errors import (
     BadRequest,
@@ -33,16 +32,15 @@ from server.errors import (
     ResourceExhausted,
     Unavailable,
 )
-from server.identities import BotAccount, is_server_stream
+from server.identities import is_server_stream
 from server.limits import parse_config_json
 from server.live import LiveMatch
 from server.matches import Matches
-from server.records import Record, first_broken_link, token_hash
+from server.records import Record
 from server.requests import RequestTag, same_body
 from server.store import VersionConflict
 
 log = logging.getLogger(__name__)
-BOT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 WRITE_ATTEMPTS = 8
 # How often the ticker looks for arena matches that ended without this process recording it (another
 # node's write, a crash between a match's last write and its arena record): seconds.
@@ -71,28 +69,12 @@ class Step:
     result: Any = None
 
 
-def ranks_of(live: LiveMatch) -> dict[str, int]:
-    """A finished bot match's ranks by bot (none for a cancelled match)."""
-    if live.cancelled():
-        return {}
-    seats: dict[str, str] = dict(live.header.get("bots") or {})
-    results = live.game.results(live.state).get("results", [])
-    return {seats.get(str(row["player"]), str(row["player"])): int(row["rank"]) for row in results}
-
-
-def rollbacks_of(live: LiveMatch) -> list[dict[str, Any]]:
-    return [
-        {"to": int(record["to"]), "reason": str(record.get("reason", "")), "by": str(record.get("by", ""))}
-        for record in live.records
-        if record.get("kind") == "rollback"
-    ]
-
-
 class Arena:
     def __init__(self, matches: Matches, settings: ArenaSettings | None = None) -> None:
         self.matches = matches
         self.settings = settings or ArenaSettings()
         self.log = ArenaLog()
+        self.accounts = BotAccounts(matches)
         self.tournaments: dict[str, TournamentLog] = {}
         self._lock = asyncio.Lock()  # one arena write at a time in this process (others: optimistic)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -207,27 +189,6 @@ class Arena:
 
     # --- who calls --------------------------------------------------------------------------------
 
-    async def _creator(self, token: str | None) -> str:
-        """The admin or a host key (refreshing the keys once: another node may have just made it)."""
-        try:
-            return self.matches.access.creator(token)
-        except UnknownToken:
-            await self.matches.refresh_identities()
-            return self.matches.access.creator(token)
-
-    async def bot_of(self, token: str | None) -> BotAccount:
-        try:
-            return self.matches.access.bot(token)
-        except UnknownToken:
-            await self.matches.refresh_identities()
-            return self.matches.access.bot(token)
-
-    async def _caller(self, token: str | None) -> str:
-        """admin, a host key id, or bot:NAME."""
-        if token and self.matches.access.identities.bot_by_digest(token_hash(token)) is not None:
-            return f"bot:{(await self.bot_of(token)).name}"
-        return await self._creator(token)
-
     def _requested(self, kind: str, caller: str, tag: RequestTag | None) -> Record | None:
         """The arena record an earlier call with this request id wrote (a retry gets the same outcome)."""
         if tag is None:
@@ -239,92 +200,11 @@ class Arena:
                 return record
         return None
 
-    def _bots(self, names: Sequence[str]) -> list[BotAccount]:
-        if len(names) < 2:
-            raise BadRequest("name at least 2 bots")
-        if len(set(names)) != len(names):
-            raise BadRequest("each bot may be named once (a bot holds at most one seat per match)")
-        found = []
-        for name in names:
-            bot = self.matches.access.identities.bots.get(name)
-            if bot is None:
-                raise NotFound(f"no bot {name!r} is registered (matchctl bot create {name})")
-            if bot.revoked:
-                raise FailedPrecondition(f"bot {name} was revoked: {bot.revoked_reason}")
-            found.append(bot)
-        return found
-
-    # --- bot accounts -----------------------------------------------------------------------------
-
-    async def create_bot(
-        self, token: str | None, name: str, auto_accept: bool, tag: RequestTag | None
-    ) -> tuple[BotAccount, str]:
-        owner = await self._creator(token)
-        if BOT_NAME.fullmatch(name) is None:
-            raise BadRequest(f"bot name {name!r}: 1-32 characters of a-z, 0-9 and -, starting with a letter")
-        identities = self.matches.access.identities
-        await self.matches.refresh_identities()
-        if tag is not None:
-            earlier = identities.requests.get((owner, tag.request_id))
-            if earlier is not None:
-                same_body(earlier["request"], tag)
-                bot_name = str(earlier["bot"])
-                return identities.bots[bot_name], self.matches.new_secret(tag, "identities", "bot-key", bot_name)
-        if name in identities.bots:
-            raise FailedPrecondition(f"a bot named {name} is already registered")
-        secret = self.matches.new_secret(tag, "identities", "bot-key", name)
-        record = identities.bot_record(
-            "created", name, self.matches.clock.now(), digest=token_hash(secret), owner=owner, auto_accept=auto_accept
-        )
-        if tag is not None:
-            record["request"] = tag.record(owner)
-        await self.matches.append_identity(record)
-        if not hmac.compare_digest(identities.bots[name].digest, token_hash(secret)):  # another node had the name
-            raise FailedPrecondition(f"a bot named {name} is already registered")
-        return identities.bots[name], secret
-
-    async def list_bots(self, token: str | None) -> list[BotAccount]:
-        owner = await self._creator(token)
-        await self.matches.refresh_identities()
-        bots = self.matches.access.identities.bots.values()
-        return [bot for bot in bots if owner == "admin" or bot.owner == owner]
-
-    async def _own_bot(self, token: str | None, name: str) -> BotAccount:
-        owner = await self._creator(token)
-        await self.matches.refresh_identities()
-        bot = self.matches.access.identities.bots.get(name)
-        if bot is None:
-            raise NotFound(f"no bot {name!r}")
-        if owner != "admin" and bot.owner != owner:
-            raise PermissionDenied(f"bot {name} was registered by another host key")
-        if bot.revoked:
-            raise FailedPrecondition(f"bot {name} is revoked")
-        return bot
-
-    async def rotate_bot_key(self, token: str | None, name: str, reason: str) -> tuple[BotAccount, str]:
-        bot = await self._own_bot(token, name)
-        secret = self.matches.new_secret(None, "identities", "bot-key", name)
-        identities = self.matches.access.identities
-        at = self.matches.clock.now()
-        await self.matches.append_identity(
-            identities.bot_record("rotated", name, at, digest=token_hash(secret), reason=reason or "rotated")
-        )
-        self.matches.end_credential(bot.digest, f"bot {name}'s key was rotated")
-        return identities.bots[name], secret
-
-    async def revoke_bot(self, token: str | None, name: str, reason: str) -> BotAccount:
-        bot = await self._own_bot(token, name)
-        identities = self.matches.access.identities
-        at = self.matches.clock.now()
-        await self.matches.append_identity(identities.bot_record("revoked", name, at, reason=reason or "revoked"))
-        self.matches.end_credential(bot.digest, f"bot {name} was revoked")
-        return identities.bots[name]
-
     # --- challenges -------------------------------------------------------------------------------
 
     def _terms_checked(self, game: str, bots: Sequence[str], config_json: str) -> dict[str, Any]:
         """The configuration overrides, checked by building the match's first records (not written)."""
-        self._bots(bots)
+        self.accounts.registered(bots)
         overrides = parse_config_json(config_json, self.matches.limits)
         self.matches.arena_match(game, {bot: bot for bot in bots}, overrides, "admin", {})
         return overrides
@@ -332,7 +212,7 @@ class Arena:
     async def create_challenge(
         self, token: str | None, game: str, bots: Sequence[str], config_json: str, tag: RequestTag | None
     ) -> Challenge:
-        who = await self._caller(token)
+        who = await self.accounts.caller(token)
         bots = list(bots)
         if who.startswith("bot:") and who[4:] not in bots:
             raise PermissionDenied(f"a bot challenges others to play with it: name {who[4:]} among the bots")
@@ -393,7 +273,7 @@ class Arena:
         )
 
     async def answer_challenge(self, token: str | None, challenge_id: str, accept: bool) -> Challenge:
-        bot = await self.bot_of(token)
+        bot = await self.accounts.bot_of(token)
 
         async def plan() -> Step | None:
             challenge = self.log.challenges.get(challenge_id)
@@ -444,11 +324,11 @@ class Arena:
         seed: int | None,
         tag: RequestTag | None,
     ) -> TournamentLog:
-        organiser = await self._creator(token)
+        organiser = await self.accounts.creator(token)
         get_game(game)  # an unknown game says which games there are
         bots = list(bots)
         await self.matches.refresh_identities()
-        self._bots(bots)
+        self.accounts.registered(bots)
         if len(bots) > self.settings.max_bots_per_tournament:
             raise BadRequest(f"{len(bots)} bots: max_bots_per_tournament is {self.settings.max_bots_per_tournament}")
         format_name = format_name or ("round-robin" if game == "cookoff" else "rotation")
@@ -604,7 +484,7 @@ class Arena:
     async def void(
         self, token: str | None, tournament_id: str, match_id: str, reason: str, rematch: bool
     ) -> TournamentLog:
-        who = await self._creator(token)
+        who = await self.accounts.creator(token)
         if not reason.strip():
             raise BadRequest("a void needs a reason (it is recorded and shown in the tournament's audit)")
 
@@ -651,56 +531,6 @@ class Arena:
         await self._commit(plan)
         await self.advance(tournament_id)
         return await self.tournament(tournament_id)
-
-    async def verify(self, tournament_id: str) -> tuple[bool, str, int, int]:
-        """Re-derive the schedule and the standings from the log and check its chain and each match's
-        result against the match itself: (ok, the first problem, records checked, matches checked)."""
-        stream = (await self.tournament(tournament_id)).tournament_id
-        records = await self.matches.read_stream(uuid.UUID(stream), 0)
-        key = self.matches.chain_key
-        broken = first_broken_link(records, {key.key_id: key.secret})
-        if broken is not None:
-            return False, f"record {broken[0]}: {broken[1]}", broken[0] - 1, 0
-        replay = TournamentLog(stream)
-        checked = 0
-        for version, record in enumerate(records, start=1):
-            if record["kind"] == "completed" and record["standings"] != replay.standings_json():
-                return (
-                    False,
-                    f"record {version}: the standings recorded differ from those recomputed from the log",
-                    version,
-                    checked,
-                )
-            if version == 2:
-                expected = await asyncio.to_thread(plan_for, replay.header)
-                if record.get("kind") != "scheduled" or record["matches"] != scheduled_record(expected, 0)["matches"]:
-                    return (
-                        False,
-                        "record 2: the schedule differs from the draw its seed and bots determine",
-                        version,
-                        checked,
-                    )
-            try:
-                replay.apply(record)
-            except Exception as exc:
-                return False, f"record {version} cannot be applied ({type(exc).__name__})", version, checked
-            if record["kind"] == "finished":
-                problem = await self._check_result(stream, record)
-                if problem:
-                    return False, f"record {version}: {problem}", version, checked
-                checked += 1
-        return True, "", len(records), checked
-
-    async def _check_result(self, tournament_id: str, record: Record) -> str:
-        live = await self.matches.load(uuid.UUID(str(record["match"])))
-        arena = live.header.get("arena") or {}
-        if arena.get("tournament") != tournament_id or arena.get("index") != record["index"]:
-            return f"match {record['match']} is not #{record['index']} of this tournament"
-        if not live.status().finished:
-            return f"match {record['match']} is not finished in its own log"
-        if ranks_of(live) != record["ranks"]:
-            return f"the ranks recorded for match {record['match']} differ from the match's own result"
-        return ""
 
     def leaderboard(self, game: str) -> list[Rating]:
         """Ratings from every finished arena match of the game, recomputed when the arena has moved."""

@@ -1,0 +1,66 @@
+"""`matchctl verify --tournament`: a tournament re-derived from its own log. Its hash chain holds; its
+schedule is the draw its seed and bots determine; each result it recorded is the match's own; each
+`completed` record's standings are those recomputed from the records before it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from server.arena.results import ranks_of
+from server.arena.service import Arena
+from server.arena.tournament import TournamentLog, plan_for, scheduled_record
+from server.matches import Matches
+from server.records import Record, first_broken_link
+
+
+async def verify_tournament(arena: Arena, tournament_id: str) -> tuple[bool, str, int, int]:
+    """Re-derive the schedule and the standings from the log and check its chain and each match's
+    result against the match itself: (ok, the first problem, records checked, matches checked)."""
+    stream = (await arena.tournament(tournament_id)).tournament_id
+    records = await arena.matches.read_stream(uuid.UUID(stream), 0)
+    key = arena.matches.chain_key
+    broken = first_broken_link(records, {key.key_id: key.secret})
+    if broken is not None:
+        return False, f"record {broken[0]}: {broken[1]}", broken[0] - 1, 0
+    replay = TournamentLog(stream)
+    checked = 0
+    for version, record in enumerate(records, start=1):
+        if record["kind"] == "completed" and record["standings"] != replay.standings_json():
+            return (
+                False,
+                f"record {version}: the standings recorded differ from those recomputed from the log",
+                version,
+                checked,
+            )
+        if version == 2:
+            expected = await asyncio.to_thread(plan_for, replay.header)
+            if record.get("kind") != "scheduled" or record["matches"] != scheduled_record(expected, 0)["matches"]:
+                return (
+                    False,
+                    "record 2: the schedule differs from the draw its seed and bots determine",
+                    version,
+                    checked,
+                )
+        try:
+            replay.apply(record)
+        except Exception as exc:
+            return False, f"record {version} cannot be applied ({type(exc).__name__})", version, checked
+        if record["kind"] == "finished":
+            problem = await _check_result(arena.matches, stream, record)
+            if problem:
+                return False, f"record {version}: {problem}", version, checked
+            checked += 1
+    return True, "", len(records), checked
+
+
+async def _check_result(matches: Matches, tournament_id: str, record: Record) -> str:
+    live = await matches.load(uuid.UUID(str(record["match"])))
+    arena = live.header.get("arena") or {}
+    if arena.get("tournament") != tournament_id or arena.get("index") != record["index"]:
+        return f"match {record['match']} is not #{record['index']} of this tournament"
+    if not live.status().finished:
+        return f"match {record['match']} is not finished in its own log"
+    if ranks_of(live) != record["ranks"]:
+        return f"the ranks recorded for match {record['match']} differ from the match's own result"
+    return ""
