@@ -345,5 +345,9 @@ def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(arena: Arena,
         arena.finish_by_defaults(first)
     finally:
         matches.on_arena_write = hook
-    wait_until(lambda: arena.get(made.tournament_id).matches_finished == 1, "the ticker records the end")
-    assert any(m.state == "playing" for m in arena.get(made.tournament_id).matches)  # the next round started
+
+    def recorded_and_next_started() -> bool:  # two steps: the end is recorded, then the next round starts
+        tournament = arena.get(made.tournament_id)
+        return tournament.matches_finished == 1 and any(m.state == "playing" for m in tournament.matches)
+
+    wait_until(recorded_and_next_started, "the ticker records the end and the tournament goes on")
