@@ -508,13 +508,14 @@ def _passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
     return serialize_or_pass
 
 
-def service_handler(service: MatchService) -> grpc.GenericRpcHandler:
-    """The method handlers of MatchService, built from the proto descriptor with safe deserializers."""
-    descriptor = pb.DESCRIPTOR.services_by_name["MatchService"]
+def service_handler(service: Any, module: Any = pb, name: str = "MatchService") -> grpc.GenericRpcHandler:
+    """The method handlers of a service of `module` (generated code), built from its proto descriptor with
+    safe deserializers: MatchService here, ArenaService in server/arena/api.py."""
+    descriptor = module.DESCRIPTOR.services_by_name[name]
     handlers = {}
     for method in descriptor.methods:
-        request_class = getattr(pb, method.input_type.name)
-        response_class = getattr(pb, method.output_type.name)
+        request_class = getattr(module, method.input_type.name)
+        response_class = getattr(module, method.output_type.name)
         behaviour = getattr(service, method.name, None)
         if behaviour is None:  # not served yet: gRPC answers UNIMPLEMENTED
             continue

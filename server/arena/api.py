@@ -22,11 +22,10 @@ from server.api import (
     MalformedRequest,
     _abort_for,
     _page,
-    _passing_bytes,
-    _safe_deserializer,
     _token,
     _unary,
     end_stream,
+    service_handler,
 )
 from server.arena.log import ARENA_STREAM, Challenge, Notice
 from server.arena.service import Arena
@@ -305,16 +304,4 @@ class ArenaService:
 
 
 def arena_handler(service: ArenaService) -> grpc.GenericRpcHandler:
-    descriptor = pb.DESCRIPTOR.services_by_name["ArenaService"]
-    handlers = {}
-    for method in descriptor.methods:
-        request_class = getattr(pb, method.input_type.name)
-        response_class = getattr(pb, method.output_type.name)
-        behaviour = getattr(service, method.name)
-        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
-        handlers[method.name] = make(
-            behaviour,
-            request_deserializer=_safe_deserializer(request_class, service.limits),
-            response_serializer=_passing_bytes(response_class.SerializeToString),
-        )
-    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
+    return service_handler(service, pb, "ArenaService")

@@ -221,7 +221,7 @@ class Arena:
         async def plan() -> Step | None:
             earlier = self._requested("challenge", who, tag)
             if earlier is not None:
-                return Step([], {}, [], self.log.challenges[str(earlier["challenge"])])
+                return Step([], {}, [], str(earlier["challenge"]))
             limit = self.settings.max_open_challenges_per_bot
             for bot in bots:
                 if len(self.log.open_challenges(bot)) >= limit:
@@ -250,8 +250,7 @@ class Arena:
                 self._start_challenge(step, challenge_id, game, bots, overrides, who)
             return step
 
-        challenge_id = await self._commit(plan)
-        return challenge_id if isinstance(challenge_id, Challenge) else self.log.challenges[challenge_id]
+        return self.log.challenges[str(await self._commit(plan))]
 
     def _start_challenge(
         self, step: Step, challenge_id: str, game: str, bots: Sequence[str], overrides: dict[str, Any], by: str
@@ -298,10 +297,16 @@ class Arena:
         await self._commit(plan)
         return self.log.challenges[challenge_id]
 
+    def _due_challenges(self) -> list[Challenge]:
+        now = self.matches.clock.now()
+        return [c for c in self.log.challenges.values() if c.state == "open" and c.expires_at <= now]
+
     async def expire_challenges(self) -> int:
+        if not self._due_challenges():  # most ticks: nothing to write, so no commit (and no store read)
+            return 0
+
         async def plan() -> Step | None:
-            now = self.matches.clock.now()
-            due = [c for c in self.log.challenges.values() if c.state == "open" and c.expires_at <= now]
+            due, now = self._due_challenges(), self.matches.clock.now()
             if not due:
                 return None
             return Step([{"kind": "expired", "challenge": c.challenge_id, "at": now} for c in due], {}, [], len(due))
@@ -524,7 +529,7 @@ class Arena:
                     "seats": entry.seats,
                     "rematch_of": index,
                 }
-                records.append({"kind": "scheduled", "matches": [again], "byes": {}, "at": now})
+                records.append({"kind": "scheduled", "matches": [again], "at": now})
             arena = [{"kind": "voided", "match": match_id, "tournament": tournament_id, "reason": reason, "at": now}]
             return Step(arena, {tournament_id: records}, [])
 
@@ -545,7 +550,8 @@ class Arena:
     async def tick(self) -> None:
         """Expire challenges, record ends a write's own task missed (a crash, another node), and start
         what each running tournament has due."""
-        await self.catch_up()
+        if self.matches.refresh_every is not None:  # other processes write to the store too
+            await self.catch_up()
         await self.expire_challenges()
         if time.monotonic() >= self._next_sweep:  # the write hook records ends; this sweep is the safety net
             self._next_sweep = time.monotonic() + SWEEP_EVERY

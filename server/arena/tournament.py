@@ -4,9 +4,9 @@ recomputed from the records, so a void (or a rematch) changes them and the audit
 
 Records (each chained like a match's records):
 `tournament_created` (name, game, format, bots, games_per_pair, rounds, table_size, config, seed,
-organiser), `scheduled` (matches: index, round, table, seats; byes per bot; a rematch names what it
-replays), `started` (index, match), `finished` (index, match, ranks: bot -> rank, rollbacks made while it
-was played), `voided` (index, match, reason, by, rematch: the new index or None), `completed` (standings).
+organiser), `scheduled` (matches: index, round, table, seats; a rematch names what it replays),
+`started` (index, match), `finished` (index, match, ranks: bot -> rank, rollbacks made while it was
+played), `voided` (index, match, reason, by, rematch: the new index or None), `completed` (standings).
 """
 
 from __future__ import annotations
@@ -44,11 +44,8 @@ def plan_for(header: Record) -> list[dict[str, Any]]:
 
 
 def scheduled_record(plan: list[dict[str, Any]], at: float) -> Record:
-    byes: dict[str, int] = {}
-    for round_ in plan:
-        for bot in round_["byes"]:
-            byes[bot] = byes.get(bot, 0) + 1
-    return {"kind": "scheduled", "matches": draw.plan_matches(plan), "byes": byes, "at": at}
+    """The plan's matches (a round's byes are the bots no table of it seats: `byes_so_far`)."""
+    return {"kind": "scheduled", "matches": draw.plan_matches(plan), "at": at}
 
 
 def _ordinal(rank: int) -> str:
