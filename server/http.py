@@ -374,10 +374,7 @@ def tournament_data(tournament: TournamentLog) -> dict[str, Any]:
         "state": tournament.state(),
         "finished": tournament.finished_count(),
         "counted": tournament.counted(),
-        "standings": [
-            {"rank": s.rank, "bot": s.bot, "points": s.points, "played": s.played, "wins": s.wins, "byes": s.byes}
-            for s in tournament.standings()
-        ],
+        "standings": tournament.standings_json(),
         "matches": [
             {
                 "index": entry.index,

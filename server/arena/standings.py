@@ -62,20 +62,5 @@ def standings_json(rows: Iterable[Standing]) -> list[dict[str, Any]]:
     return [asdict(row) for row in rows]
 
 
-def standings_from_json(rows: Iterable[Mapping[str, Any]]) -> list[Standing]:
-    """Back from standings_json."""
-    return [
-        Standing(
-            rank=int(row["rank"]),
-            bot=str(row["bot"]),
-            points=float(row["points"]),
-            played=int(row["played"]),
-            wins=int(row["wins"]),
-            byes=int(row["byes"]),
-        )
-        for row in rows
-    ]
-
-
 def _others(ranks: Mapping[str, int], bot: str) -> list[int]:
     return [rank for other, rank in ranks.items() if other != bot]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from server.arena.standings import Standing, match_points, standings, standings_from_json, standings_json
+from server.arena.standings import Standing, match_points, standings, standings_json
 
 
 def test_two_player_points_are_win_draw_loss() -> None:
@@ -47,8 +47,7 @@ def test_a_result_for_an_unknown_bot_is_refused() -> None:
         standings(["ann", "bob"], [{"ann": 1, "eve": 2}])
 
 
-def test_standings_round_trip_through_json() -> None:
+def test_standings_are_json_plain_with_the_fields_names() -> None:
     rows = standings(["ann", "bob", "cat"], [{"ann": 1, "bob": 2, "cat": 2}], byes={"cat": 1})
     plain = json.loads(json.dumps(standings_json(rows)))
     assert plain[0] == {"rank": 1, "bot": "ann", "points": 2.0, "played": 1, "wins": 1, "byes": 0}
-    assert standings_from_json(plain) == rows
