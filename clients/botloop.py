@@ -32,6 +32,13 @@ Log = Callable[[str], None]
 
 MAX_PAUSE = 5.0  # seconds between reconnections, at most, while the server is away
 REFUSED_KEY = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+# Refusals that pass: the server away, out of streams for now, or a call that lost a race or ran out of time.
+PASSING = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.ABORTED,
+)
 
 
 class BotKeyRefused(Exception):
@@ -136,9 +143,21 @@ class BotLoop:
         self.log(f"challenge {event.challenge_id}: {'accepted' if accept else 'declined'}")
 
     def _play_logged(self, seating: Seating) -> None:
+        """Play the seat; a passing refusal (the server away or out of streams, a lost race) is waited out,
+        backing off, and play resumes from the state then: a bot that gave up would lose on time."""
         _playing.match_id = seating.match_id
+        failures = 0
         try:
-            self.play(seating)
+            while not self.stopping.is_set():
+                try:
+                    self.play(seating)
+                    return
+                except grpc.RpcError as exc:
+                    if exc.code() not in PASSING or self.stopping.is_set():
+                        raise
+                    failures += 1
+                    self.log(f"match {seating.match_id}: {_said(exc)}; trying again")
+                    self.stopping.wait(pause_before(failures))
         except Exception as exc:  # one match's failure must not end the others, nor the bot
             if not self.stopping.is_set():
                 self.log(f"match {seating.match_id}: stopped playing: {_said(exc)}")
@@ -241,7 +260,7 @@ def follow(
         except grpc.RpcError as exc:
             if exc.code() in REFUSED_KEY:
                 raise BotKeyRefused(position, f"{exc.code().name}: {exc.details()}") from None
-            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED):
                 raise
             ended = exc
         # An end with the trailer came from a live server (shutdown, rotation): not a failure to back off from.

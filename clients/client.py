@@ -299,9 +299,18 @@ class MatchClient:
     ) -> Subscription:
         """Updates after `from_version`. When the server ends the stream in a way that allows it
         (UNAVAILABLE: shutdown, the stream's age, a slow reader, a restart) it is resumed from the
-        last version received, with no duplicate and no gap; a revoked credential (UNAUTHENTICATED)
-        raises. `on_resume(version, why)` is told of each resume."""
-        return Subscription(self, match_id, token, from_version, attempts=10 if resume else 0, on_resume=on_resume)
+        last version received, with no duplicate and no gap; a stream refused for want of a place
+        (RESOURCE_EXHAUSTED) is asked for again, backing off, for up to ten minutes; a revoked credential
+        (UNAUTHENTICATED) raises. `on_resume(version, why)` is told of each resume."""
+        return Subscription(
+            self,
+            match_id,
+            token,
+            from_version,
+            attempts=10 if resume else 0,
+            on_resume=on_resume,
+            crowded_patience=600.0 if resume else 0.0,
+        )
 
     def host_action(
         self,
@@ -505,6 +514,7 @@ class Subscription:
         attempts: int = 10,
         wait: float = 60.0,
         on_resume: Callable[[int, str], None] | None = None,
+        crowded_patience: float = 600.0,
     ) -> None:
         self.client = client
         self.match_id = match_id
@@ -513,6 +523,9 @@ class Subscription:
         self.attempts = attempts  # resumes in a row without an update in between
         self.wait = wait  # how long to wait for the server to come back, per stream end
         self.on_resume = on_resume
+        # How long to keep asking, backing off, while the server has no stream to spare (RESOURCE_EXHAUSTED:
+        # a cap of streams is full); 0 raises at once. A bot that gave up here would lose its match on time.
+        self.crowded_patience = crowded_patience
         self.last_seen: int | None = None
         self.resumes = 0
         self._cancelled = False
@@ -522,7 +535,8 @@ class Subscription:
         return self
 
     def __next__(self) -> pb.SubscribeResponse:
-        failures = 0
+        failures = crowded = 0
+        crowded_until = time.monotonic() + self.crowded_patience
         while True:
             if self._call is None:
                 if self._cancelled:  # cancelled while it was resuming: the iteration ends
@@ -533,6 +547,11 @@ class Subscription:
             try:
                 update: pb.SubscribeResponse = next(self._call)
             except grpc.RpcError as exc:
+                if self._is_crowded(exc, crowded_until):
+                    crowded += 1
+                    self._call = None
+                    time.sleep(min(5.0, 0.1 * 2**crowded))  # back off: places free as others close
+                    continue
                 if self._cancelled or exc.code() != grpc.StatusCode.UNAVAILABLE or failures >= self.attempts:
                     raise
                 # An end with the trailer came from a live server (shutdown, age, slow reader): not a failure.
@@ -544,6 +563,12 @@ class Subscription:
                 continue  # the server resent what it could not confirm was taken before the stream ended
             self.last_seen = update.event.version
             return update
+
+    def _is_crowded(self, exc: grpc.RpcError, until: float) -> bool:
+        """Whether the server refused the stream for want of a place, and there is patience left."""
+        if self._cancelled or exc.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return False
+        return time.monotonic() < until
 
     def cancel(self) -> None:
         self._cancelled = True

@@ -40,7 +40,7 @@ from server.matches import Accepted, Created, Matches, receipt_at
 from server.paging import PageRequest
 from server.records import token_hash
 from server.requests import request_tag
-from server.streams import RESUME_FROM, OpenStream, StreamEnd, TooManyStreams
+from server.streams import RESUME_FROM, OpenStream, StreamEnd, TooManyStreams, peer_address
 
 log = logging.getLogger(__name__)
 
@@ -373,7 +373,10 @@ class MatchService:
             return
         registry = self.matches.streams
         try:
-            stream = registry.open(match_id, token_hash(token) if token else None)
+            # Seats and the host always get a place; spectators share the match's and their address's caps.
+            placed = viewer.is_host or viewer.kind == "player"
+            credential = token_hash(token) if token else None
+            stream = registry.open(match_id, credential, peer_address(context.peer()), placed=placed)
         except TooManyStreams as exc:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         try:

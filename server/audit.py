@@ -23,9 +23,12 @@ def verify(
     current_rules_version: str,
     keys: Mapping[str, bytes] | None = None,
     receipts: Sequence[Receipt] = (),
+    viewer: Viewer | None = None,
 ) -> dict[str, Any]:
     """OK, or the first problem: a broken hash chain (keyed records checked under `keys`), a receipt the
-    log no longer holds, or an event the current engine would decide differently (both side by side)."""
+    log no longer holds, or an event the current engine would decide differently (both side by side).
+    The records it shows are as `viewer` may see them (default: the host), like every other read."""
+    seen = _Shown(match_id, records, viewer or Viewer.host())
     report: dict[str, Any] = {
         "ok": True,
         "checked": 0,
@@ -38,14 +41,14 @@ def verify(
     broken = first_broken_link(records, keys)
     if broken is not None:
         report.update(ok=False, first_bad_version=broken[0], problem=f"hash chain broken: {broken[1]}")
-        report["recorded_json"] = json.dumps(records[broken[0] - 1], sort_keys=True)
+        report["recorded_json"] = seen.recorded(broken[0])
         return report
     for receipt in sorted(receipts, key=lambda kept: kept.version):
         problem = receipt_problem(records, receipt)
         if problem is not None:
             report.update(ok=False, first_bad_version=receipt.version, problem=problem)
             if receipt.version <= len(records):
-                report["recorded_json"] = json.dumps(records[receipt.version - 1], sort_keys=True)
+                report["recorded_json"] = seen.recorded(receipt.version)
             return report
         report["receipts_checked"] += 1
     replay = LiveMatch.from_records(match_id, records)
@@ -61,10 +64,41 @@ def verify(
             if old != new:
                 report.update(ok=False, first_bad_version=before + 1 + offset)
                 report["problem"] = "the current engine decides differently from the recorded event"
-                report["recorded_json"] = json.dumps(old, sort_keys=True)
-                report["recomputed_json"] = json.dumps(new, sort_keys=True)
+                report["recorded_json"] = seen.event(before + 1 + offset, old)
+                report["recomputed_json"] = seen.event(before + 1 + offset, new)
                 return report
     return report
+
+
+class _Shown:
+    """Records of a verify report as its caller may see them: the host the stored JSON, anyone else (an
+    arena match's organiser, who sees it as a spectator) what History would show them (no seed before
+    the end, no sealed command, no request id). A record that cannot be folded is not shown at all."""
+
+    HIDDEN = json.dumps({"hidden": "not shown: this caller may not see this record yet"})
+
+    def __init__(self, match_id: uuid.UUID, records: list[Record], viewer: Viewer) -> None:
+        self.match_id, self.records, self.viewer = match_id, records, viewer
+        self._replay: LiveMatch | None = None
+
+    def recorded(self, version: int) -> str:
+        return self._as_seen(version, self.records[version - 1])
+
+    def event(self, version: int, event: Event | None) -> str:
+        if event is None:
+            return json.dumps(None)
+        return self._as_seen(version, {"kind": "game", "event": event, "at": self.records[version - 1].get("at")})
+
+    def _as_seen(self, version: int, record: Record) -> str:
+        if self.viewer.is_host:
+            return json.dumps(record, sort_keys=True)
+        try:
+            if self._replay is None:
+                self._replay = LiveMatch.from_records(self.match_id, self.records)
+            before = self._replay.state_at(version - 1) if record.get("kind") == "game" else None
+            return json.dumps(self._replay.visible(version, record, before, self.viewer), sort_keys=True)
+        except Exception:  # a tampered or unreadable record: say nothing of it rather than echo it raw
+            return self.HIDDEN
 
 
 def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:

@@ -22,6 +22,7 @@ import json
 import logging
 import ssl
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -127,6 +128,7 @@ class LivePages:
         self.arena = arena
         self.replays: LRUCache[uuid.UUID, LiveReplay] = LRUCache(maxsize=64)
         self.event_streams = 0
+        self.event_streams_by_address: Counter[str] = Counter()
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._closing: asyncio.Future[None] | None = None
@@ -278,7 +280,16 @@ class LivePages:
                 f"this server already serves {self.event_streams} live page streams, the most allowed "
                 f"(StreamLimits.max_page_streams={limit}); try again later\n",
             )
+        address = str((writer.get_extra_info("peername") or ("",))[0])
+        per_address = self.limits.max_page_streams_per_address
+        if self.event_streams_by_address[address] >= per_address:
+            raise HttpError(
+                "503 Service Unavailable",
+                f"your address already holds {self.event_streams_by_address[address]} live page streams, the "
+                f"most allowed (StreamLimits.max_page_streams_per_address={per_address}); close one\n",
+            )
         self.event_streams += 1
+        self.event_streams_by_address[address] += 1
         ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def end(_: object) -> None:
@@ -299,6 +310,9 @@ class LivePages:
             yield ended
         finally:
             self.event_streams -= 1
+            self.event_streams_by_address[address] -= 1
+            if self.event_streams_by_address[address] <= 0:
+                del self.event_streams_by_address[address]
             hung_up.cancel()
             if self._closing is not None:
                 self._closing.remove_done_callback(end)

@@ -559,7 +559,9 @@ class LiveMatch:
                 else:
                     out["cause"] = {"actor": actor}
         else:
-            out.update({key: value for key, value in record.items() if key not in ("prev", "hash")})
+            # A host record's request id is the host's own key for a retry: nobody else's business.
+            private = ("prev", "hash") if viewer.is_host else ("prev", "hash", "request")
+            out.update({key: value for key, value in record.items() if key not in private})
             if "seed" in out and not (viewer.is_host or self.seed_revealed(version)):
                 out["seed"] = "hidden until the match is over"  # a reopening rollback's new seed
         return out

@@ -931,7 +931,17 @@ class Matches:
         """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
 
         async def act(source: LiveMatch) -> Created:
-            viewer = await self.require_host(source, token)
+            if token and source.header.get("arena") and self.access.is_corrector(source, token):
+                # An arena match's organiser sees it as a spectator: a copy it hosts would show the sealed
+                # moves, the tree schedule, the judges and the seed. Once the match is over they are public.
+                if not source.status().finished:
+                    raise PermissionDenied(
+                        "an arena match is forked only once it is over: until then its organiser sees it as "
+                        "a spectator, and a fork would show its sealed moves and its seed"
+                    )
+                viewer = Viewer.spectator()
+            else:
+                viewer = await self.require_host(source, token)
             caller = self.access.caller_of(source, token)
             again = self._replayed(source, caller, tag, viewer)
             if again is not None:
@@ -980,7 +990,7 @@ class Matches:
         this server's key) and that the log still holds every receipted version unchanged."""
         if match_id not in self._quarantined:
             live = await self.load(match_id)
-            await self.require_host(live, token)
+            viewer = await self.require_host(live, token)
             try:
                 records = await self._io(self.store.read, match_id, 0)  # the store itself, not the cache
             except UnreadableRecord as exc:  # a row went bad since the match was loaded
@@ -988,7 +998,7 @@ class Matches:
             else:
                 keys = {self.chain_key.key_id: self.chain_key.secret}
                 current = get_game(live.game.name).rules_version  # the match replays under its own version
-                return audit.verify(match_id, records, current, keys, receipts)
+                return audit.verify(match_id, records, current, keys, receipts, viewer)
         quarantined = self._quarantined[match_id]
         if quarantined.prefix is not None:
             self.access.require_host(quarantined.prefix, token)  # from the store: nothing to catch up

@@ -37,7 +37,7 @@ from server.limits import check_reason, cut
 from server.paging import PageRequest
 from server.records import token_hash
 from server.requests import request_tag
-from server.streams import StreamEnd, TooManyStreams
+from server.streams import StreamEnd, TooManyStreams, peer_address
 
 
 def bot_message(bot: BotAccount) -> pb.Bot:
@@ -247,7 +247,9 @@ class ArenaService:
         registry = self.matches.streams
         try:
             # Registered per bot (its own key in the registry), so a rotated or revoked key ends it.
-            stream = registry.open(uuid.uuid5(ARENA_STREAM, bot.name), token_hash(token or ""))
+            stream = registry.open(
+                uuid.uuid5(ARENA_STREAM, bot.name), token_hash(token or ""), peer_address(context.peer()), placed=True
+            )
         except TooManyStreams as exc:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         sent = int(request.after)

@@ -126,6 +126,29 @@ def test_a_private_match_answers_404_like_an_unknown_one(live_server: ServerThre
     assert get(live_server, "/")[0] == 404
 
 
+def test_one_client_address_holds_at_most_max_page_streams_per_address_and_others_still_get_theirs(
+    tmp_path: Path,
+) -> None:
+    server = start(tmp_path, streams=StreamLimits(max_page_streams=10, max_page_streams_per_address=2))
+    try:
+        match_id, _ = seated(server)
+        path = f"/matches/{match_id}/events"
+        squatter = [EventStream(server, path), EventStream(server, path)]
+        assert [s.status for s in squatter] == [200, 200]
+        refused = EventStream(server, path)
+        assert refused.status == 503
+        refused.close()
+        other = EventStream(server, path, source="127.0.0.2")  # another client is still served
+        assert other.status == 200 and other.next_message()
+        other.close()
+        squatter.pop().close()
+        wait_until(lambda: EventStream(server, path).status == 200, "the squatter's place is free again")
+        for stream in squatter:
+            stream.close()
+    finally:
+        server.stop()
+
+
 def test_the_live_page_serves_at_most_max_page_streams_event_streams(tmp_path: Path) -> None:
     server = start(tmp_path, streams=StreamLimits(max_page_streams=2))
     try:

@@ -97,7 +97,7 @@ def test_revoking_a_credential_ends_only_its_streams_unauthenticated_with_the_tr
     client.close()
 
 
-def test_a_match_holds_at_most_max_per_match_streams_and_the_next_is_resource_exhausted(
+def test_a_match_holds_at_most_max_per_match_spectator_streams_and_the_next_is_resource_exhausted(
     start: Callable[[StreamLimits], ServerThread],
 ) -> None:
     server = start(StreamLimits(max_per_match=2))
@@ -106,7 +106,7 @@ def test_a_match_holds_at_most_max_per_match_streams_and_the_next_is_resource_ex
     other, *_ = seat_duel(client, seed=4)
     first, second = client.subscribe(match_id), client.subscribe(match_id)
     assert next(first).event.version == next(second).event.version == 1
-    versions, error = ended(client.subscribe(match_id))
+    versions, error = ended(client.subscribe(match_id, resume=False))
     assert versions == [] and error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "StreamLimits.max_per_match=2" in (error.details() or "")
     elsewhere = client.subscribe(other)  # the cap is per match
@@ -118,6 +118,87 @@ def test_a_match_holds_at_most_max_per_match_streams_and_the_next_is_resource_ex
     for stream in (second, third, elsewhere):
         stream.cancel()
     client.close()
+
+
+def test_spectators_filling_a_match_never_lock_out_its_seats_or_its_host(
+    start: Callable[[StreamLimits], ServerThread],
+) -> None:
+    # The adversary: an anonymous spectator who opens every spectator place of a match.
+    server = start(StreamLimits(max_per_match=3))
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=3)
+    squatters = [client.subscribe(match_id) for _ in range(3)]
+    assert all(next(stream).event.version == 1 for stream in squatters)
+    _, refused = ended(client.subscribe(match_id, resume=False))
+    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    seats = {name: client.subscribe(match_id, token) for name, token in (("host", host), ("ann", ann), ("bob", bob))}
+    assert all(next(stream).event.version == 1 for stream in seats.values())
+    for stream in squatters + list(seats.values()):
+        stream.cancel()
+    client.close()
+
+
+def test_one_address_holds_at_most_max_per_peer_spectator_streams_across_matches(
+    start: Callable[[StreamLimits], ServerThread],
+) -> None:
+    server = start(StreamLimits(max_per_match=100, max_per_peer=2))
+    client = server.client()
+    match_id, _, ann, _ = seat_duel(client, seed=3)
+    other, *_ = seat_duel(client, seed=4)
+    squatters = [client.subscribe(match_id), client.subscribe(other)]
+    assert all(next(stream).event.version == 1 for stream in squatters)
+    _, refused = ended(client.subscribe(other, resume=False))
+    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "StreamLimits.max_per_peer=2" in (refused.details() or "")
+    seat = client.subscribe(match_id, ann)  # a seat has its own place, whatever its address holds
+    assert next(seat).event.version == 1
+    for stream in [*squatters, seat]:
+        stream.cancel()
+    client.close()
+
+
+def test_one_credential_holds_at_most_max_per_credential_streams_of_a_match(
+    start: Callable[[StreamLimits], ServerThread],
+) -> None:
+    server = start(StreamLimits(max_per_credential=2))
+    client = server.client()
+    match_id, _, ann, bob = seat_duel(client, seed=3)
+    own = [client.subscribe(match_id, ann), client.subscribe(match_id, ann)]
+    assert all(next(stream).event.version == 1 for stream in own)
+    _, refused = ended(client.subscribe(match_id, ann, resume=False))
+    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "StreamLimits.max_per_credential=2" in (refused.details() or "")
+    assert next(client.subscribe(match_id, bob)).event.version == 1  # another seat is not affected
+    for stream in own:
+        stream.cancel()
+    client.close()
+
+
+def test_a_subscription_refused_for_want_of_a_place_asks_again_until_one_is_free(
+    start: Callable[[StreamLimits], ServerThread],
+) -> None:
+    server = start(StreamLimits(max_per_match=1))
+    client = server.client()
+    match_id, *_ = seat_duel(client, seed=3)
+    squatter = client.subscribe(match_id)
+    assert next(squatter).event.version == 1
+    waiting = client.subscribe(match_id)  # refused for now: it asks again, backing off
+    got: list[int] = []
+    reader = threading.Thread(target=lambda: got.append(next(waiting).event.version), daemon=True)
+    reader.start()
+    wait_until(lambda: server.run(_refusals(server)) >= 1 or bool(got), "the second stream is refused once")
+    assert got == []
+    squatter.cancel()
+    reader.join(WAIT)
+    assert got == [1]
+    waiting.cancel()
+    client.close()
+
+
+async def _refusals(server: ServerThread) -> int:
+    """How many Subscribe calls the server has refused for want of a place (its registry's count)."""
+    assert server.running is not None
+    return server.running.matches.streams.refused
 
 
 def test_a_stream_at_its_maximum_age_ends_with_the_trailer_and_the_client_resumes_without_gap_or_duplicate(

@@ -43,8 +43,9 @@ def get(server: ServerThread, path: str) -> tuple[int, str]:
 class EventStream:
     """A raw text/event-stream reader: the status line, then each `data:` message as JSON."""
 
-    def __init__(self, server: ServerThread, path: str) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port(server)), timeout=30)
+    def __init__(self, server: ServerThread, path: str, source: str = "127.0.0.1") -> None:
+        # `source`: the client's own address (any 127.x address is this machine's on Linux)
+        self.sock = socket.create_connection(("127.0.0.1", port(server)), timeout=30, source_address=(source, 0))
         self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         self.file = self.sock.makefile("rb")
         self.status = int(self.file.readline().split()[1])
