@@ -102,11 +102,14 @@ class CatalogProjection:
 
     async def catch_up(self) -> int:
         """Project what was appended since the catalog's position (by this or another process) into it:
-        the summaries of the matches it touched and the tokens it issued. Returns the entries applied."""
+        the summaries of the matches it touched and the tokens it issued. Returns the entries applied.
+        It goes as far as the log's end when it is called, no further: under steady writes a catch-up that
+        chased the end would never return, and every read waiting on it would starve."""
         applied = 0
+        target = await self._io(self.store.last_position)
         async with self._lock:
-            while True:
-                changes = await self._io(self.store.changes_after, self.position)
+            while self.position < target:  # another catch-up may have gone past it while this one waited
+                changes = [c for c in await self._io(self.store.changes_after, self.position) if c.position <= target]
                 if not changes:
                     return applied
                 touched: dict[uuid.UUID, int] = {}
@@ -134,6 +137,7 @@ class CatalogProjection:
                 await self._io(self.catalog.apply, summaries, tokens, position)
                 self.position = position
                 applied += len(changes)
+        return applied
 
     def soon(self) -> None:
         """After a write: project it shortly (writes that come together share one catalog transaction)."""

@@ -4,6 +4,7 @@ catches up on what was appended without being projected (a crash between the two
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 
@@ -140,4 +141,46 @@ def test_live_matches_are_bounded_by_memory_and_an_evicted_match_is_read_again(t
         assert client.state(made[0]).version == 4  # ...and are read again when used
         assert uuid.UUID(made[0]) in match_reads(server)
     finally:
+        server.stop()
+
+
+def test_a_catalog_catch_up_ends_at_the_position_it_started_at_while_writes_keep_coming(tmp_path: Path) -> None:
+    """The adversary is a flood: two seats (here the host) writing as fast as they can. A catch-up that
+    chased the log's end never returned, and listings, quotas and retried creations waited on it."""
+    server = make_server(tmp_path)
+    client = server.client()
+    try:
+        match_id, host, *_ = seat_duel(client, seed=3)
+        assert server.running is not None
+        matches = server.running.matches
+
+        async def flood_while_catching_up() -> tuple[int, int]:
+            stop = asyncio.Event()
+            written = 0
+
+            async def flood() -> None:
+                nonlocal written
+                match = uuid.UUID(match_id)
+                while not stop.is_set():
+                    for action in ("pause", "resume"):
+                        await matches.host_action(match, host, action, reason="flood")
+                        written += 1
+
+            writer = asyncio.ensure_future(flood())
+            try:
+                while written < 20:  # the flood is under way
+                    await asyncio.sleep(0)
+                before = written
+                for _ in range(3):
+                    await asyncio.wait_for(matches.catch_up_catalog(), timeout=60)
+                return before, written
+            finally:
+                stop.set()
+                await writer
+
+        before, after = server.run(flood_while_catching_up(), timeout=240)
+        assert after > before  # the writes went on while the catalog caught up
+        assert client.list_matches()  # and a listing answers
+    finally:
+        client.close()
         server.stop()
