@@ -382,8 +382,11 @@ class MatchClient:
         return response
 
     def list_bots(self, token: str | None = None) -> list[arena_pb.Bot]:
-        reply = self.arena.ListBots(arena_pb.ListBotsRequest(), metadata=self._host_auth(token), timeout=self.timeout)
-        return list(reply.bots)
+        """Every bot the caller registered (the admin: all), page by page."""
+        bots: list[arena_pb.Bot] = self._every_page(
+            self.arena.ListBots, arena_pb.ListBotsRequest(), "bots", self._host_auth(token)
+        )
+        return bots
 
     def rotate_bot_key(self, name: str, reason: str = "", token: str | None = None) -> arena_pb.RotateBotKeyResponse:
         """A new bot key (the old one stops working at once). Not retried: it carries no request id, and

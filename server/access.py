@@ -30,6 +30,8 @@ class HostQuotas:
 
     max_live_matches_per_host_key: int = 100
     max_creations_per_minute_per_host_key: int = 60
+    # Forks of one match, whoever forks it (a fork is a match of the origin's host key, in its quotas too).
+    max_forks_per_match: int = 20
 
 
 class Access:
@@ -46,7 +48,8 @@ class Access:
         for digest in live.tokens:
             self.token_owner[digest] = live.id
 
-    def created(self, creator: str, match_id: uuid.UUID) -> None:
+    def created(self, creator: str) -> None:
+        """Count a creation (a match, a challenge, a fork, a tournament) for the per-minute quota."""
         if creator != "admin":
             self.creations[creator].append(time.monotonic())
 

@@ -36,6 +36,7 @@ from server.errors import (
     FailedPrecondition,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     Unauthenticated,
     Unavailable,
 )
@@ -508,7 +509,7 @@ class Matches:
         await self._append(live, self._tagged(records, tag, creator))
         self._remember(live)
         self.access.token_owner[token_hash(host_token)] = live.id
-        self.access.created(creator, live.id)
+        self.access.created(creator)
         return Created(live, host_token, invitations)
 
     # --- the arena's writes (server/arena/service.py) ----------------------------------------------
@@ -948,6 +949,7 @@ class Matches:
                 forked = uuid.UUID(str(source.records[again.version - 1]["fork"]))
                 assert tag is not None  # a replay needs a request id
                 return self._created_again(await self.load(forked), tag, body_checked=True)
+            await self._check_fork_quota(source)
             if not source.started_version <= at <= source.version:
                 raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")
             if not source.is_batch_end(at):
@@ -970,6 +972,8 @@ class Matches:
             created.update(kind="created", host_token=token_hash(host_token), at=now, offset=self.clock.now() - now)
             created["invitations"] = {p: token_hash(code) for p, code in invitations.items()}
             created.update(host_key=header.get("host_key"), private=bool(header.get("private")))
+            if header.get("host_key"):
+                self.access.created(str(header["host_key"]))
             created["origin"] = {"match_id": str(source.id), "version": at}
             why = cause("fork", origin=str(source.id), version=at)
             await self._append(
@@ -984,6 +988,16 @@ class Matches:
             return Created(live, host_token, invitations)
 
         return await self._locked_write(match_id, act)
+
+    async def _check_fork_quota(self, source: LiveMatch) -> None:
+        """A fork is a new match of the origin's host key (its quotas), and one match has so many forks."""
+        key = source.header.get("host_key")
+        if key:
+            self.access.check_quota(str(key), await self.unfinished_of(str(key)))
+        forks = sum(1 for record in source.records if record["kind"] == "host" and record.get("action") == "fork")
+        most = self.access.quotas.max_forks_per_match
+        if forks >= most:
+            raise ResourceExhausted(f"match {source.id} has {forks} forks: max_forks_per_match is {most}")
 
     async def verify(self, match_id: uuid.UUID, token: str | None, receipts: Sequence[Receipt] = ()) -> dict[str, Any]:
         """Re-run every recorded decision through the current engine, check the hash chain (keyed under

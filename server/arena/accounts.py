@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from server.access import UnknownToken
-from server.errors import BadRequest, FailedPrecondition, NotFound, PermissionDenied
+from server.errors import BadRequest, FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted
 from server.identities import BotAccount
 from server.matches import Matches
 from server.records import token_hash
@@ -18,8 +18,9 @@ BOT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 
 class BotAccounts:
-    def __init__(self, matches: Matches) -> None:
+    def __init__(self, matches: Matches, max_bots_per_host_key: int = 100) -> None:
         self.matches = matches
+        self.max_bots_per_host_key = max_bots_per_host_key  # ArenaSettings; the admin has no quota
 
     async def creator(self, token: str | None) -> str:
         """The admin or a host key (refreshing the keys once: another node may have just made it)."""
@@ -74,6 +75,11 @@ class BotAccounts:
                 return identities.bots[bot_name], self.matches.new_secret(tag, "identities", "bot-key", bot_name)
         if name in identities.bots:
             raise FailedPrecondition(f"a bot named {name} is already registered")
+        owned = sum(bot.owner == owner for bot in identities.bots.values())
+        if owner != "admin" and owned >= self.max_bots_per_host_key:
+            raise ResourceExhausted(
+                f"host key {owner} has registered {owned} bots: max_bots_per_host_key is {self.max_bots_per_host_key}"
+            )
         secret = self.matches.new_secret(tag, "identities", "bot-key", name)
         record = identities.bot_record(
             "created", name, self.matches.clock.now(), digest=token_hash(secret), owner=owner, auto_accept=auto_accept

@@ -139,7 +139,13 @@ class ArenaService:
 
     @_unary
     async def ListBots(self, request: pb.ListBotsRequest, context: Any) -> pb.ListBotsResponse:
-        return pb.ListBotsResponse(bots=[bot_message(bot) for bot in await self.arena.accounts.listed(_token(context))])
+        page = PageRequest(request.page_size, request.page_token)
+        bots = await self.arena.accounts.listed(_token(context))
+        first = page.start(default=0)
+        chosen = [bot_message(bot) for bot in bots[first : first + page.size]]
+        taken = page.fit(chosen, lambda bot: bot.ByteSize())
+        more = first + taken < len(bots)
+        return pb.ListBotsResponse(bots=chosen[:taken], next_page_token=page.next_token(first + taken, more=more))
 
     @_unary
     async def RotateBotKey(self, request: pb.RotateBotKeyRequest, context: Any) -> pb.RotateBotKeyResponse:

@@ -138,8 +138,9 @@ class ArenaLog(ChainedLog):
         newer = positions[bisect.bisect_right(positions, after) :]  # every stream wakes on each arena write
         return [notice_for(bot, position, self.records[position - 1]) for position in newer]
 
-    def open_challenges(self, bot: str) -> list[Challenge]:
-        return [c for c in self.challenges.values() if c.state == "open" and bot in c.bots]
+    def is_unfinished(self, match_id: str) -> bool:
+        match = self.matches.get(match_id)
+        return match is not None and match.ranks is None and not match.voided
 
     def unfinished(self) -> list[ArenaMatch]:
         return [m for m in self.matches.values() if m.ranks is None and not m.voided]

@@ -51,8 +51,19 @@ SWEEP_EVERY = 2.0
 class ArenaSettings:
     # An unanswered challenge expires after this many seconds.
     challenge_ttl: float = 600.0
-    # A bot may be invited to at most this many open challenges at once (the next is RESOURCE_EXHAUSTED).
+    # A bot may hold at most this many open challenges from one challenger (the next is RESOURCE_EXHAUSTED):
+    # counted per challenger, so one challenger's flood never locks a bot out of everyone else's.
     max_open_challenges_per_bot: int = 20
+    # One challenger's open challenges, to all bots together.
+    max_open_challenges_per_challenger: int = 50
+    # A bot's own challenges (a bot key has no host-key quota): unfinished matches they started, and
+    # challenges made in the last minute.
+    max_live_matches_per_bot: int = 10
+    max_challenges_per_minute_per_bot: int = 30
+    # Unfinished tournaments one host key organises (the admin has no quota).
+    max_live_tournaments_per_host_key: int = 3
+    # Bots one host key registers (the admin has no quota).
+    max_bots_per_host_key: int = 100
     # A tournament's bots (its draw and its matches grow with their square).
     max_bots_per_tournament: int = 64
     # A tournament's matches (pairs x games per pair, or rounds x tables), checked before it is drawn.
@@ -74,7 +85,7 @@ class Arena:
         self.matches = matches
         self.settings = settings or ArenaSettings()
         self.log = ArenaLog()
-        self.accounts = BotAccounts(matches)
+        self.accounts = BotAccounts(matches, self.settings.max_bots_per_host_key)
         self.tournaments: dict[str, TournamentLog] = {}
         self._lock = asyncio.Lock()  # one arena write at a time in this process (others: optimistic)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -217,17 +228,20 @@ class Arena:
         if who.startswith("bot:") and who[4:] not in bots:
             raise PermissionDenied(f"a bot challenges others to play with it: name {who[4:]} among the bots")
         overrides = self._terms_checked(game, bots, config_json)
+        secret = sorted(set(getattr(get_game(game), "secret_config_keys", ())) & set(overrides))
+        if who.startswith("bot:") and secret:
+            # The challenged bots never see these terms, so a bot must not choose them for its own match.
+            raise PermissionDenied(
+                f"a bot's challenge may not set {', '.join(secret)}: the bots it challenges cannot see them"
+            )
+        if not who.startswith("bot:") and who != "admin":  # a host key: every match it makes counts
+            self.matches.access.check_quota(who, await self.matches.unfinished_of(who))
 
         async def plan() -> Step | None:
             earlier = self._requested("challenge", who, tag)
             if earlier is not None:
                 return Step([], {}, [], str(earlier["challenge"]))
-            limit = self.settings.max_open_challenges_per_bot
-            for bot in bots:
-                if len(self.log.open_challenges(bot)) >= limit:
-                    raise ResourceExhausted(
-                        f"bot {bot} already has {limit} open challenges: max_open_challenges_per_bot is {limit}"
-                    )
+            self._check_challenger(who, bots)
             identities = self.matches.access.identities
             accepted = [b for b in bots if identities.bots[b].auto_accept or who == f"bot:{b}"]
             challenge_id = str(new_server_stream_id())
@@ -250,7 +264,41 @@ class Arena:
                 self._start_challenge(step, challenge_id, game, bots, overrides, who)
             return step
 
-        return self.log.challenges[str(await self._commit(plan))]
+        made = await self._commit(plan)
+        if not who.startswith("bot:"):
+            self.matches.access.created(who)  # a host key's creation, for its per-minute quota
+        return self.log.challenges[str(made)]
+
+    def _check_challenger(self, who: str, bots: Sequence[str]) -> None:
+        """The challenger's limits: open challenges per bot and in all; a bot's own matches and rate."""
+        settings, now = self.settings, self.matches.clock.now()
+        mine = [c for c in self.log.challenges.values() if c.by == who]
+        open_ = [c for c in mine if c.state == "open"]
+        limit = settings.max_open_challenges_per_bot
+        for bot in bots:
+            if sum(bot in c.bots for c in open_) >= limit:
+                raise ResourceExhausted(
+                    f"bot {bot} already has {limit} open challenges from you: max_open_challenges_per_bot is {limit}"
+                )
+        if len(open_) >= settings.max_open_challenges_per_challenger:
+            raise ResourceExhausted(
+                f"you have {len(open_)} open challenges: max_open_challenges_per_challenger is "
+                f"{settings.max_open_challenges_per_challenger}"
+            )
+        if not who.startswith("bot:"):
+            return
+        live = [c for c in mine if c.state == "started" and self.log.is_unfinished(c.match_id)]
+        if len(live) >= settings.max_live_matches_per_bot:
+            raise ResourceExhausted(
+                f"{who[4:]}'s challenges have {len(live)} unfinished matches: max_live_matches_per_bot is "
+                f"{settings.max_live_matches_per_bot}"
+            )
+        recent = [c for c in mine if c.expires_at - settings.challenge_ttl > now - 60.0]
+        if len(recent) >= settings.max_challenges_per_minute_per_bot:
+            raise ResourceExhausted(
+                f"{who[4:]} made {len(recent)} challenges in the last minute: max_challenges_per_minute_per_bot "
+                f"is {settings.max_challenges_per_minute_per_bot}"
+            )
 
     def _start_challenge(
         self, step: Step, challenge_id: str, game: str, bots: Sequence[str], overrides: dict[str, Any], by: str
@@ -331,6 +379,8 @@ class Arena:
     ) -> TournamentLog:
         organiser = await self.accounts.creator(token)
         get_game(game)  # an unknown game says which games there are
+        if organiser != "admin":
+            await self._check_organiser(organiser)
         bots = list(bots)
         await self.matches.refresh_identities()
         self.accounts.registered(bots)
@@ -400,13 +450,40 @@ class Arena:
         await self.advance(made)
         return await self.tournament(made)
 
+    async def _check_organiser(self, organiser: str) -> None:
+        """A host key's quotas before it creates a tournament: its matches and its unfinished tournaments.
+        (Its matches start round by round within max_live_matches_per_host_key: see `_room`.)"""
+        running = 0
+        for tournament_id in list(self.log.tournaments):
+            tournament = await self.tournament(tournament_id)
+            running += tournament.header.get("organiser") == organiser and not tournament.done()
+        limit = self.settings.max_live_tournaments_per_host_key
+        if running >= limit:
+            raise ResourceExhausted(
+                f"host key {organiser} organises {running} unfinished tournaments: "
+                f"max_live_tournaments_per_host_key is {limit}"
+            )
+        self.matches.access.check_quota(organiser, await self.matches.unfinished_of(organiser))
+        self.matches.access.created(organiser)
+
+    async def _room(self, organiser: str) -> int | None:
+        """How many more matches a host key's tournaments may start now (None: no limit, the admin)."""
+        if organiser == "admin":
+            return None
+        most = self.matches.access.quotas.max_live_matches_per_host_key
+        return max(0, most - await self.matches.unfinished_of(organiser))
+
     async def advance(self, tournament_id: str) -> None:
         """Start every match whose turn has come (one transaction per step), or record the end."""
+
+        known = await self.tournament(tournament_id)
+        room = await self._room(str(known.header.get("organiser", "admin")))
 
         async def plan() -> Step | None:
             tournament = await self.tournament(tournament_id)
             header = tournament.header
-            entries = tournament.to_start()
+            # Within the organiser's quota of live matches: the rest start as others end (each tick asks).
+            entries = tournament.to_start()[:room]
             now = self.matches.clock.now()
             if entries:
                 step = Step([], {tournament_id: []}, [])
