@@ -119,7 +119,9 @@ def test_a_bot_cannot_challenge_on_terms_its_rivals_cannot_see(arena_with: Calla
         {"family": "size", "want": "large"},
         {"family": "cook", "want": "raw"},
     ]
-    request = apb.CreateChallengeRequest(game="cookoff", bots=["ann", "bob"], config_json=json.dumps({"judges": judges}))
+    request = apb.CreateChallengeRequest(
+        game="cookoff", bots=["ann", "bob"], config_json=json.dumps({"judges": judges})
+    )
     refused = _refused(lambda: arena.stub.CreateChallenge(request, metadata=auth(ann)))
     assert refused.code() == grpc.StatusCode.PERMISSION_DENIED and "judges" in (refused.details() or "")
     plain = apb.CreateChallengeRequest(game="cookoff", bots=["ann", "bob"])
