@@ -131,17 +131,18 @@ def unreadable(version: int, reason: str, prefix: LiveMatch | None) -> dict[str,
     }
 
 
-def trail(live: LiveMatch, viewer: Viewer, upto: int, limit: int | None = None) -> list[dict[str, Any]]:
-    """An entry for every record up to `upto` that explains itself, as `viewer` may see it (the first
-    `limit` of them): one running fold, stopped once they are found."""
-    return list(itertools.islice(_entries(live, viewer, upto), limit))
+def trail(live: LiveMatch, viewer: Viewer, upto: int, limit: int | None = None, start: int = 1) -> list[dict[str, Any]]:
+    """An entry for every record from `start` to `upto` that explains itself, as `viewer` may see it (the
+    first `limit` of them): one running fold from the batch that holds `start`, stopped once they are found."""
+    entries = _entries(live, viewer, live.batch_start_at(start), upto)
+    return list(itertools.islice((entry for entry in entries if entry["version"] >= start), limit))
 
 
-def _entries(live: LiveMatch, viewer: Viewer, upto: int) -> Iterator[dict[str, Any]]:
+def _entries(live: LiveMatch, viewer: Viewer, first: int, upto: int) -> Iterator[dict[str, Any]]:
     retracted = live.retracted()
     actor: str | None = None
     source = ""
-    for version, record in live.visible_records(1, upto, viewer):  # one running fold, not a StateAt each
+    for version, record in live.visible_records(first, upto, viewer):  # one running fold, not a StateAt each
         why = record.get("cause")
         if why is not None:
             actor = why.get("actor")

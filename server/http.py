@@ -65,6 +65,10 @@ class HttpError(Exception):
         self.status = status
 
 
+# Versions a live page draws at a time before it lets the loop serve others.
+DRAW_CHUNK = 100
+
+
 @dataclass
 class LiveReplay:
     """One match's page data so far, shared by every page and event stream of the match. Append-only, so
@@ -91,31 +95,33 @@ class LiveReplay:
         }
 
     async def catch_up(self, live: LiveMatch) -> None:
-        """Draw the versions past those drawn: views and captions in the loop (the match is not shared
-        with threads), the pictures in a thread (pure functions of the views)."""
+        """Draw the versions past those drawn, DRAW_CHUNK at a time: views and captions in the loop (the
+        match is not shared with threads), the pictures in a thread (pure functions of the views). Between
+        chunks the loop serves everyone else, so a first view of a long match never holds it for long."""
         async with self.lock:
-            last = live.version
             self.retracted = sorted(live.retracted())
-            if last <= self.version:
-                return
-            first = self.version + 1
-            self.game = live.game.name
-            explained = {e["version"]: e for e in audit.trail(live, SPECTATOR, last) if e["version"] >= first}
-            rows = []
-            for version, record in live.visible_records(first, last, SPECTATOR):
-                state = live.state_at(version)
-                entry = explained.get(version)
-                words = (
-                    caption(entry["actor"], entry["input"], entry["lines"], False)
-                    if entry is not None
-                    else describe(record["kind"], (record.get("event") or {}).get("type", ""), record, False)
-                )
-                view = live.game.view(state, SPECTATOR)
-                rows.append((version, words, view, mark_of(view, live.game.status(state).phase)))
-            svgs = await asyncio.to_thread(lambda: [render_svg(self.game, row[2]) for row in rows])
-            for (version, words, _, mark), svg in zip(rows, svgs, strict=True):
-                self.steps.append(step_of(Frame(version, words, svg, mark), self.packer))
-            self.version = last
+            while self.version < live.version:
+                await self._draw(live, self.version + 1, min(live.version, self.version + DRAW_CHUNK))
+
+    async def _draw(self, live: LiveMatch, first: int, last: int) -> None:
+        """Draw versions first..last (a thread draws the pictures while the loop serves others)."""
+        self.game = live.game.name
+        explained = {e["version"]: e for e in audit.trail(live, SPECTATOR, last, start=first)}
+        rows = []
+        for version, record in live.visible_records(first, last, SPECTATOR):
+            state = live.state_at(version)
+            entry = explained.get(version)
+            words = (
+                caption(entry["actor"], entry["input"], entry["lines"], False)
+                if entry is not None
+                else describe(record["kind"], (record.get("event") or {}).get("type", ""), record, False)
+            )
+            view = live.game.view(state, SPECTATOR)
+            rows.append((version, words, view, mark_of(view, live.game.status(state).phase)))
+        svgs = await asyncio.to_thread(lambda: [render_svg(self.game, row[2]) for row in rows])
+        for (version, words, _, mark), svg in zip(rows, svgs, strict=True):
+            self.steps.append(step_of(Frame(version, words, svg, mark), self.packer))
+        self.version = last
 
 
 class LivePages:

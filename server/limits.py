@@ -55,6 +55,10 @@ class Limits:
     max_error_detail_chars: int = 256
     max_reason_chars: int = 1024
     max_request_id_chars: int = 64  # of [A-Za-z0-9_-] (REQUEST_ID_PATTERN)
+    # Where a submission may be replaced, each replacement is a record: one seat's in one phase.
+    max_submissions_per_seat_per_phase: int = 50
+    # The records one Audit page walks, whatever the match's length (the next page goes on from there).
+    max_audit_records_per_page: int = 2000
 
 
 def request_size(size: int, limits: Limits) -> str | None:

@@ -22,7 +22,7 @@ import sys
 import uuid
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -234,6 +234,10 @@ class LiveMatch:
         self.cancelled_at = 0
         # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
         self.requests = RequestVersions()
+        # Each seat's submissions in the phase now open (reset when the phase changes): where a submission
+        # may be replaced, every replacement is a record, so Limits.max_submissions_per_seat_per_phase caps them.
+        self.phase_submissions: Counter[str] = Counter()
+        self._phase: tuple[str, float | None] | None = None
 
     @staticmethod
     def from_records(
@@ -298,6 +302,12 @@ class LiveMatch:
         version = first
         while version < self.version and not self._batch_starts[version]:
             version += 1
+        return version
+
+    def batch_start_at(self, version: int) -> int:
+        """The first version of the batch that holds `version` (where its cause is recorded)."""
+        while version > 1 and not self._batch_starts[version - 1]:
+            version -= 1
         return version
 
     def nearest_batch_ends(self, version: int) -> tuple[int | None, int | None]:
@@ -487,8 +497,8 @@ class LiveMatch:
         self._state = state
         self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)
-        if kind in ("game", "rollback") and self.game.status(state).finished:
-            self.finished_last = version
+        if kind in ("game", "rollback"):
+            self._count_submission(version, record, self.game.status(state))
         if kind == "game":
             self.moves.append(self.moves[-1] + 1)
         elif kind == "rollback":
@@ -502,6 +512,19 @@ class LiveMatch:
             self._snapshot_versions.append(version)
             self._unsnapped_bytes = 0
             self._measure_state()
+
+    def _count_submission(self, version: int, record: Record, status: Status) -> None:
+        if status.finished:
+            self.finished_last = version
+        phase = (status.phase, status.deadline)
+        if phase != self._phase:  # a new phase (a submission that closed the last one counts in neither)
+            self._phase = phase
+            self.phase_submissions = Counter()
+            return
+        why = record.get("cause") or {}
+        actor = why.get("actor")
+        if "command" in why and actor in self.header["players"]:  # a seat's own submission (not a deadline)
+            self.phase_submissions[str(actor)] += 1
 
     def game_record_batches(self) -> list[tuple[int, list[Event]]]:
         """(version before the batch, its events) for each caused batch of game records."""

@@ -764,6 +764,12 @@ class Matches:
                 raise GameError("the match is paused by the host; submissions wait until it resumes")
             now = self.now(live)
             await self._expire_due(live, now)
+            most = self.limits.max_submissions_per_seat_per_phase
+            if live.phase_submissions[player] >= most:
+                raise ResourceExhausted(
+                    f"{player} has made {live.phase_submissions[player]} submissions in this phase: "
+                    f"max_submissions_per_seat_per_phase is {most}; the last one stands"
+                )
             game, state = live.game, live.state
             typed = self._decide(lambda: game.parse(state, player, text)) if text is not None else command
             events = self._decide(
@@ -1028,12 +1034,16 @@ class Matches:
         upto = live.version if at is None else at
         if not 1 <= upto <= live.version:
             raise BadRequest(f"version {upto} is outside this match's versions 1..{live.version}")
-        first = page.start(default=0)
-        # The walk stops one entry past this page (enough to tell whether another follows).
-        entries = audit.trail(live, viewer, upto, limit=first + page.size + 1)
-        rest = entries[first:]
-        taken = page.fit(rest, lambda entry: len(json.dumps(entry)))
-        return rest[:taken], page.next_token(first + taken, more=first + taken < len(entries))
+        # A page token is the version the next page starts at. One page walks at most
+        # max_audit_records_per_page records (a page may hold fewer entries: the next token goes on from
+        # there), so no caller can make one call fold a long match whole.
+        first = max(1, page.start(default=1))
+        window = min(upto, first + self.limits.max_audit_records_per_page - 1)
+        entries = audit.trail(live, viewer, window, limit=page.size + 1, start=first)
+        taken = page.fit(entries, lambda entry: len(json.dumps(entry)))
+        if taken < len(entries):
+            return entries[:taken], page.next_token(int(entries[taken]["version"]), more=True)
+        return entries, page.next_token(window + 1, more=window < upto)
 
     @staticmethod
     def _decide(step: Callable[[], T]) -> T:
