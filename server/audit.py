@@ -85,20 +85,26 @@ class _Shown:
         return self._as_seen(version, self.records[version - 1])
 
     def event(self, version: int, event: Event | None) -> str:
-        if event is None:
-            return json.dumps(None)
-        return self._as_seen(version, {"kind": "game", "event": event, "at": self.records[version - 1].get("at")})
+        """A game event (recorded or recomputed) at `version`."""
+        if event is None or self.viewer.is_host:
+            return json.dumps(event, sort_keys=True)
+        shown = self._visible(version, {"kind": "game", "event": event, "at": self.records[version - 1].get("at")})
+        return self.HIDDEN if shown is None else json.dumps(shown["event"], sort_keys=True)
 
     def _as_seen(self, version: int, record: Record) -> str:
         if self.viewer.is_host:
             return json.dumps(record, sort_keys=True)
+        shown = self._visible(version, record)
+        return self.HIDDEN if shown is None else json.dumps(shown, sort_keys=True)
+
+    def _visible(self, version: int, record: Record) -> Record | None:
         try:
             if self._replay is None:
                 self._replay = LiveMatch.from_records(self.match_id, self.records)
             before = self._replay.state_at(version - 1) if record.get("kind") == "game" else None
-            return json.dumps(self._replay.visible(version, record, before, self.viewer), sort_keys=True)
+            return self._replay.visible(version, record, before, self.viewer)
         except Exception:  # a tampered or unreadable record: say nothing of it rather than echo it raw
-            return self.HIDDEN
+            return None
 
 
 def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
