@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import logging
 import os
 import re
@@ -108,6 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     # Everything the server creates (store, -wal, -shm, tokens) is for its owner only.
     os.umask(0o077)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # A fault no Python code can catch (SIGBUS when SQLite's memory-mapped -shm file is truncated or cannot
+    # be written, SIGSEGV) still says why on stderr: every thread's stack, the store's among them.
+    faulthandler.enable(all_threads=True)
     settings = parse_args(argv)
     try:
         asyncio.run(serve(settings))
