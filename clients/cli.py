@@ -21,7 +21,14 @@ import grpc
 
 from clients import cli_show
 from clients.bots import get_bot
-from clients.cli_arena import cmd_bot, cmd_challenge, cmd_leaderboard, cmd_tournament, verify_tournament
+from clients.cli_arena import (
+    cmd_bot,
+    cmd_challenge,
+    cmd_leaderboard,
+    cmd_tournament,
+    verify_server_streams,
+    verify_tournament,
+)
 from clients.cli_names import (
     UsageError,
     bots_for,
@@ -390,13 +397,17 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
         if args.all or args.match:
             raise UsageError("verify takes MATCH, --all or --tournament T, one of them")
         return verify_tournament(args, client)
+    failures = 0
+    if args.all or args.identities or args.arena:  # the server's own streams (admin token)
+        failures += verify_server_streams(client, args.all or args.identities, args.all or args.arena)
     if args.all:
         ids = [match.match_id for match in client.list_matches()]
     elif args.match:
         ids = [args.match]
+    elif args.identities or args.arena:
+        return 0 if failures == 0 else 1
     else:
-        raise SystemExit("verify needs MATCH or --all")
-    failures = 0
+        raise SystemExit("verify needs MATCH, --all, --identities or --arena")
     for index, match_id in enumerate(cli_show.progress(ids, "verifying"), start=1):
         token = _token(args, creds, match_id)
         kept = [pb.Receipt(**receipt) for receipt in creds.receipts(args.server, match_id)] if args.receipts else []

@@ -149,7 +149,9 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--at", type=int, help="only up to this version")
     p = add("verify", help="re-run every recorded command with the current engine")
     p.add_argument("match", nargs="?")
-    p.add_argument("--all", action="store_true", help="every match on the server (admin token)")
+    p.add_argument("--all", action="store_true", help="every match and the server's own streams (admin token)")
+    p.add_argument("--identities", action="store_true", help="the host keys' and bots' stream (admin token)")
+    p.add_argument("--arena", action="store_true", help="the arena's and every tournament's stream (admin token)")
     p.add_argument(
         "--receipts", action="store_true", help="also prove the log still holds every write receipt kept here"
     )

@@ -475,6 +475,16 @@ class MatchClient:
         tournament: arena_pb.Tournament = reply.tournament
         return tournament
 
+    def verify_server_streams(
+        self, identities: bool = True, arena: bool = True, token: str | None = None
+    ) -> arena_pb.VerifyServerStreamsResponse:
+        """The admin's check of the server's own streams' hash chains (the host keys and bots; the arena)."""
+        request = arena_pb.VerifyServerStreamsRequest(identities=identities, arena=arena)
+        response: arena_pb.VerifyServerStreamsResponse = self.arena.VerifyServerStreams(
+            request, metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return response
+
     def verify_tournament(self, tournament_id: str, token: str | None = None) -> arena_pb.VerifyTournamentResponse:
         request = arena_pb.VerifyTournamentRequest(tournament_id=tournament_id)
         response: arena_pb.VerifyTournamentResponse = self.arena.VerifyTournament(

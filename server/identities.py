@@ -60,6 +60,8 @@ def new_key_id() -> str:
 class Identities(ChainedLog):
     """The host keys as of the records applied so far (rebuilt by replaying the identities stream)."""
 
+    name = "identities"
+
     def __init__(self) -> None:
         super().__init__()
         self.keys: dict[str, HostKey] = {}

@@ -46,7 +46,16 @@ from server.limits import Limits, check_extend_seconds, check_game_config, check
 from server.live import LiveMatch, cause, effective_events
 from server.paging import FIRST_PAGE, PageRequest
 from server.projection import CatalogProjection
-from server.records import ChainKey, Receipt, Record, chain, needs_chain_keyed, token_hash
+from server.records import (
+    BrokenChain,
+    ChainedLog,
+    ChainKey,
+    Receipt,
+    Record,
+    chain,
+    needs_chain_keyed,
+    token_hash,
+)
 from server.requests import RequestTag, derived_secret, same_body
 from server.seats import invitation_matches, seat_claimed, seat_digests, valid_invitation
 from server.store import TRANSIENT, EventStore, UnreadableRecord, VersionConflict
@@ -171,10 +180,28 @@ class Matches:
     async def refresh_identities(self) -> None:
         """Apply host-key records written since the last look (by this or another process)."""
         identities = self.access.identities
+        if identities.broken is not None:
+            return  # nothing past a record that does not hold is applied (logged when found)
         after = identities.version
         for version, record in enumerate(await self._io(self.store.read, IDENTITIES_STREAM, after), start=after + 1):
             if identities.version < version:  # idempotent by version: two refreshes may overlap
+                if not self.checked(identities, record):
+                    return
                 identities.apply(record)
+
+    @property
+    def chain_keys(self) -> dict[str, bytes]:
+        return {self.chain_key.key_id: self.chain_key.secret}
+
+    def checked(self, stream: ChainedLog, record: Record) -> bool:
+        """Whether a record read back from a server stream links to it (else it is logged, once, and it and
+        what follows are not applied: writes there answer DATA_LOSS)."""
+        try:
+            stream.check(record, self.chain_keys)
+        except BrokenChain as exc:
+            log.error("%s", exc)
+            return False
+        return True
 
     async def close(self) -> None:
         await self.projection.close()
@@ -686,6 +713,8 @@ class Matches:
         for _ in range(MAX_WRITE_ATTEMPTS):
             async with self._locks[IDENTITIES_STREAM]:
                 await self.refresh_identities()
+                if self.access.identities.broken is not None:
+                    raise DataLoss(str(self.access.identities.broken))
                 stamped = chain(self.access.identities.last_hash, [record], self.chain_key)
                 try:
                     await self._writer.append(IDENTITIES_STREAM, self.access.identities.version, stamped)

@@ -78,31 +78,46 @@ def chain(previous_hash: str, records: Iterable[Record], key: ChainKey | None = 
     return out
 
 
-def first_broken_link(records: Sequence[Record], keys: Mapping[str, bytes] | None = None) -> tuple[int, str] | None:
+def first_broken_link(
+    records: Sequence[Record], keys: Mapping[str, bytes] | None = None, marked: bool = True
+) -> tuple[int, str] | None:
     """(version, what is wrong) for the first record whose hash or link does not hold, else None.
-    `keys` (key id -> secret) checks keyed records; a keyed record under a key not given is broken."""
+    `keys` (key id -> secret) checks keyed records; a keyed record under a key not given is broken.
+    `marked`: see link_problem."""
     keys = keys or {}
     previous = ""
     keyed = False
     for version, record in enumerate(records, start=1):
-        if record.get("prev") != previous:
-            return version, "its link to the previous record does not match"
-        key_id = record.get("key_id")
-        if key_id is None:
-            if keyed:
-                return version, "an unkeyed record after the keyed chain began (the chain was recomputed)"
-            if not hmac.compare_digest(str(record.get("hash", "")), digest(record)):
-                return version, "its content does not match its hash (edited after it was written)"
-        else:
-            if not keyed and version > 1 and record.get("kind") != "chain_keyed":
-                return version, "the keyed chain starts without a chain_keyed record"
-            keyed = True
-            secret = keys.get(str(key_id))
-            if secret is None:
-                return version, f"it is keyed under key id {key_id}, which this server was not given"
-            if not hmac.compare_digest(str(record.get("hash")), keyed_digest(secret, record)):
-                return version, "its content does not match its keyed hash (edited, or re-chained without the key)"
+        problem = link_problem(version, record, previous, keyed, keys, marked)
+        if problem is not None:
+            return version, problem
+        keyed = keyed or record.get("key_id") is not None
         previous = record["hash"]
+    return None
+
+
+def link_problem(
+    version: int, record: Record, previous: str, keyed: bool, keys: Mapping[str, bytes], marked: bool = True
+) -> str | None:
+    """What is wrong with `record` at `version` after a record hashed `previous` (`keyed`: the chain is
+    keyed already), else None. `marked`: a match's keyed chain starts with a chain_keyed record (a server
+    stream's first keyed record follows its unkeyed ones directly)."""
+    if record.get("prev") != previous:
+        return "its link to the previous record does not match"
+    key_id = record.get("key_id")
+    if key_id is None:
+        if keyed:
+            return "an unkeyed record after the keyed chain began (the chain was recomputed)"
+        if not hmac.compare_digest(str(record.get("hash", "")), digest(record)):
+            return "its content does not match its hash (edited after it was written)"
+        return None
+    if marked and not keyed and version > 1 and record.get("kind") != "chain_keyed":
+        return "the keyed chain starts without a chain_keyed record"
+    secret = keys.get(str(key_id))
+    if secret is None:
+        return f"it is keyed under key id {key_id}, which this server was not given"
+    if not hmac.compare_digest(str(record.get("hash")), keyed_digest(secret, record)):
+        return "its content does not match its keyed hash (edited, or re-chained without the key)"
     return None
 
 
@@ -147,12 +162,40 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class BrokenChain(Exception):
+    """A stored record of a server stream whose hash or link does not hold: it and what follows are not
+    applied (an edited key digest must not let a key act, swapped ranks must not count)."""
+
+    def __init__(self, name: str, version: int, problem: str) -> None:
+        super().__init__(
+            f"the {name} stream's record {version} does not hold: {problem}. It and every record after it are "
+            "ignored and nothing more is written there until the store is restored from a backup "
+            "(matchctl verify --identities --arena names it)"
+        )
+        self.version = version
+        self.problem = problem
+
+
 class ChainedLog:
     """A stream of the server's own (identities, the arena, a tournament) folded in memory: its records,
-    its version, and the head of its hash chain (what the next append links to)."""
+    its version, and the head of its hash chain (what the next append links to). Records read back from
+    the store are checked link by link (`check`) before they are applied."""
+
+    name = "server"
 
     def __init__(self) -> None:
         self.records: list[Record] = []
+        self.broken: BrokenChain | None = None  # the first stored record that did not hold
+
+    def check(self, record: Record, keys: Mapping[str, bytes]) -> None:
+        """Raise BrokenChain unless `record` links to this log's head under `keys` (then remembered)."""
+        if self.broken is not None:
+            raise self.broken
+        keyed = any(kept.get("key_id") is not None for kept in self.records[-1:])
+        problem = link_problem(self.version + 1, record, self.last_hash, keyed, keys, marked=False)
+        if problem is not None:
+            self.broken = BrokenChain(self.name, self.version + 1, problem)
+            raise self.broken
 
     @property
     def version(self) -> int:

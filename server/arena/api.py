@@ -30,7 +30,7 @@ from server.api import (
 from server.arena.log import ARENA_STREAM, Challenge, Notice
 from server.arena.service import Arena
 from server.arena.tournament import TournamentLog
-from server.arena.verify import verify_tournament
+from server.arena.verify import verify_server_streams, verify_tournament
 from server.errors import BadRequest, Unauthenticated
 from server.identities import BotAccount
 from server.limits import check_reason, cut
@@ -223,6 +223,13 @@ class ArenaService:
     async def VerifyTournament(self, request: pb.VerifyTournamentRequest, context: Any) -> pb.VerifyTournamentResponse:
         ok, problem, records, checked = await verify_tournament(self.arena, request.tournament_id)
         return pb.VerifyTournamentResponse(ok=ok, problem=problem, checked_records=records, checked_matches=checked)
+
+    @_unary
+    async def VerifyServerStreams(
+        self, request: pb.VerifyServerStreamsRequest, context: Any
+    ) -> pb.VerifyServerStreamsResponse:
+        reports = await verify_server_streams(self.arena, _token(context), request.identities, request.arena)
+        return pb.VerifyServerStreamsResponse(streams=[pb.StreamCheck(**report) for report in reports])
 
     @_unary
     async def Leaderboard(self, request: pb.LeaderboardRequest, context: Any) -> pb.LeaderboardResponse:

@@ -65,6 +65,8 @@ class Notice:
 class ArenaLog(ChainedLog):
     """The arena stream folded: kept in memory, caught up from the store before each write."""
 
+    name = "arena"
+
     def __init__(self) -> None:
         super().__init__()
         self.challenges: dict[str, Challenge] = {}

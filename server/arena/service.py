@@ -26,6 +26,7 @@ from server.arena.results import ranks_of, rollbacks_of
 from server.arena.tournament import DEFAULT_TABLE_SIZE, FORMATS, TournamentLog, plan_for, scheduled_record
 from server.errors import (
     BadRequest,
+    DataLoss,
     FailedPrecondition,
     NotFound,
     PermissionDenied,
@@ -110,11 +111,15 @@ class Arena:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def catch_up(self) -> None:
+        if self.log.broken is not None:
+            return  # nothing past a record that does not hold is applied (logged when found)
         after = self.log.version
         records = await self.matches.read_stream(ARENA_STREAM, after)
         applied = False
         for version, record in enumerate(records, start=after + 1):
             if self.log.version < version:  # idempotent by version: catch-ups may overlap (a notification, a write)
+                if not self.matches.checked(self.log, record):
+                    break
                 self.log.apply(record)
                 applied = True
         if applied:
@@ -136,7 +141,9 @@ class Arena:
                 raise NotFound(f"no tournament {tournament_id}")
             found = self.tournaments.setdefault(str(stream), TournamentLog(str(stream)))  # one copy per id
         for version, record in enumerate(records, start=after + 1):
-            if found.version == version - 1:  # idempotent by version: reads may overlap
+            if found.version == version - 1 and found.broken is None:  # idempotent by version: reads may overlap
+                if not self.matches.checked(found, record):
+                    break
                 found.apply(record)
         return found
 
@@ -158,6 +165,9 @@ class Arena:
                 step = await plan()
                 if step is None:
                     return None
+                for stream in [self.log, *(self.tournaments[t] for t in step.tournaments)]:
+                    if stream.broken is not None and (stream is not self.log or step.arena):
+                        raise DataLoss(str(stream.broken))
                 writes: list[tuple[uuid.UUID, int, str, Sequence[Record]]] = []
                 if step.arena:
                     writes.append((ARENA_STREAM, self.log.version, self.log.last_hash, step.arena))

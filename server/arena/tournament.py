@@ -63,6 +63,7 @@ class TournamentLog(ChainedLog):
     def __init__(self, tournament_id: str) -> None:
         self.tournament_id = tournament_id
         super().__init__()
+        self.name = f"tournament {tournament_id}"
         self.header: Record = {}
         self.entries: dict[int, Entry] = {}
         self.by_match: dict[str, int] = {}

@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+from server.arena.log import ARENA_STREAM
 from server.arena.results import ranks_of
 from server.arena.service import Arena
 from server.arena.tournament import TournamentLog, plan_for, scheduled_record
+from server.identities import IDENTITIES_STREAM
 from server.matches import Matches
 from server.records import Record, first_broken_link
 
@@ -64,3 +66,24 @@ async def _check_result(matches: Matches, tournament_id: str, record: Record) ->
     if ranks_of(live) != record["ranks"]:
         return f"the ranks recorded for match {record['match']} differ from the match's own result"
     return ""
+
+
+async def verify_server_streams(arena: Arena, token: str | None, identities: bool, of_arena: bool) -> list[Record]:
+    """The admin's check of the server's own streams: each one's keyed hash chain from its first record,
+    read from the store itself (not memory): {name, ok, version, first_bad_version, problem} each."""
+    arena.matches.access.require_admin(token)
+    streams: list[tuple[str, uuid.UUID]] = []
+    if identities:
+        streams.append(("identities", IDENTITIES_STREAM))
+    if of_arena:
+        streams.append(("arena", ARENA_STREAM))
+        streams += [(f"tournament {t}", uuid.UUID(t)) for t in arena.log.tournaments]
+    reports = []
+    for name, stream in streams:
+        records = await arena.matches.read_stream(stream, 0)
+        broken = first_broken_link(records, arena.matches.chain_keys, marked=False)
+        report: Record = {"name": name, "ok": broken is None, "version": len(records)}
+        if broken is not None:
+            report.update(first_bad_version=broken[0], problem=broken[1])
+        reports.append(report)
+    return reports
