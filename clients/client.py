@@ -28,9 +28,9 @@ RESUME_FROM = "matchserver-resume-from"
 KEEPALIVE_TIME_MS = 60_000
 
 
-def channel_options() -> list[tuple[str, int]]:
+def channel_options(keepalive_time_ms: int = KEEPALIVE_TIME_MS) -> list[tuple[str, int]]:
     return [
-        ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+        ("grpc.keepalive_time_ms", keepalive_time_ms),
         ("grpc.keepalive_timeout_ms", 20_000),
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.max_pings_without_data", 0),  # keep pinging an idle stream (a quiet match)
@@ -112,6 +112,7 @@ class MatchClient:
         ca: str | os.PathLike[str] | bytes | None = None,
         insecure: bool = False,
         host_credential: str | None = None,
+        keepalive_time_ms: int = KEEPALIVE_TIME_MS,
     ) -> None:
         self.address = address
         self.timeout = timeout
@@ -121,9 +122,9 @@ class MatchClient:
         if self.tls:
             roots = ca if isinstance(ca, bytes) or ca is None else Path(ca).read_bytes()
             credentials = grpc.ssl_channel_credentials(root_certificates=roots)
-            self.channel = grpc.secure_channel(address, credentials, options=channel_options())
+            self.channel = grpc.secure_channel(address, credentials, options=channel_options(keepalive_time_ms))
         else:
-            self.channel = grpc.insecure_channel(address, options=channel_options())
+            self.channel = grpc.insecure_channel(address, options=channel_options(keepalive_time_ms))
         self.stub = pb_grpc.MatchServiceStub(self.channel)
         self.arena = arena_grpc.ArenaServiceStub(self.channel)  # the bot arena, on the same connection
 

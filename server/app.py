@@ -64,7 +64,8 @@ class ConnectionLimits:
     keepalive_timeout_ms: int = 20_000  # ...and drops it without an answer within this
     # Client pings: allowed without calls, and as often as our client sends them (half its interval).
     keepalive_permit_without_calls: bool = True
-    min_recv_ping_interval_without_data_ms: int = CLIENT_KEEPALIVE_MS // 2
+    # gRPC core's name (the C macro says RECV; the string does not): under another name it is ignored.
+    min_ping_interval_without_data_ms: int = CLIENT_KEEPALIVE_MS // 2
     max_ping_strikes: int = 2
 
     def options(self) -> list[tuple[str, int]]:
@@ -76,7 +77,7 @@ class ConnectionLimits:
             ("grpc.keepalive_time_ms", self.keepalive_time_ms),
             ("grpc.keepalive_timeout_ms", self.keepalive_timeout_ms),
             ("grpc.keepalive_permit_without_calls", int(self.keepalive_permit_without_calls)),
-            ("grpc.http2.min_recv_ping_interval_without_data_ms", self.min_recv_ping_interval_without_data_ms),
+            ("grpc.http2.min_ping_interval_without_data_ms", self.min_ping_interval_without_data_ms),
             ("grpc.http2.max_ping_strikes", self.max_ping_strikes),
         ]
 
