@@ -76,7 +76,8 @@ class Game(Protocol):
     rules_version: str  # bump when a rules fix may change outcomes (recorded in every match)
     command_types: tuple[type, ...]  # frozen dataclasses; names match the protobuf messages
     # Optional: `secret_config_keys` (tuple of config keys, e.g. host-set judges) that only the host may
-    # see in the match's configuration until the match is over.
+    # see in the match's configuration until the match is over; `default_seats`, the players the rule
+    # text's game is for (a tournament's default table size).
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]: ...
 

@@ -78,7 +78,8 @@ class CatalogProjection:
                 return
             upto = await self._io(self.store.last_position)
             firsts = [(m, at) for m, at in await self._io(self.store.first_positions) if not is_server_stream(m)]
-            log.info("upgrading the store: building the match catalog of %d matches", len(firsts))
+            if firsts:  # a new store has nothing to upgrade, and says nothing of it
+                log.info("upgrading the store: building the match catalog of %d matches", len(firsts))
             summaries: list[Summary] = []
             tokens: list[tuple[str, uuid.UUID]] = []
             for done, (match_id, first) in enumerate(firsts, start=1):
@@ -96,7 +97,8 @@ class CatalogProjection:
                     log.info("upgrade: %d of %d matches catalogued", done, len(firsts))
             await self._io(self.catalog.apply, summaries, tokens, upto)
             self.position = upto
-            log.info("upgrade done: the catalog holds %d matches", len(firsts))
+            if firsts:
+                log.info("upgrade done: the catalog holds %d matches", len(firsts))
         finally:
             await self._io(with_lock.__exit__, None, None, None)
 

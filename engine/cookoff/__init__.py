@@ -25,6 +25,7 @@ FINAL_CHOICE_ON_CLOCK = {"1": False, "2": True}
 class Cookoff:
     name = "cookoff"
     command_types = COMMAND_TYPES
+    default_seats = 2  # a duel
     # Host-set judges and tree schedules are hidden information (CK-5, CK-6) until the match is over.
     secret_config_keys = ("judges", "schedule")
 

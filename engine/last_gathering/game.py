@@ -19,6 +19,7 @@ class LastGathering:
 
     name = "last-gathering"
     command_types: tuple[type, ...] = COMMAND_TYPES
+    default_seats = 4  # the rule text's game is for four shepherds
 
     def __init__(self, lgp4_deadlines: bool = False) -> None:
         self.grid = not lgp4_deadlines

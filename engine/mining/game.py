@@ -32,6 +32,7 @@ class MiningGame:
     name = "mining"
     rules_version = "1"
     command_types: tuple[type, ...] = COMMAND_TYPES
+    default_seats = 5  # the rule text's game is for five miners
 
     # --- configuration and opening -------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from server.arena.accounts import BotAccounts
 from server.arena.log import ARENA_STREAM, ArenaLog, Challenge, new_server_stream_id
 from server.arena.ratings import Rating, ratings
 from server.arena.results import ranks_of, rollbacks_of
-from server.arena.tournament import DEFAULT_TABLE_SIZE, FORMATS, TournamentLog, plan_for, scheduled_record
+from server.arena.tournament import FORMATS, TournamentLog, plan_for, scheduled_record
 from server.errors import (
     BadRequest,
     DataLoss,
@@ -402,7 +402,7 @@ class Arena:
         if format_name == "round-robin":
             table_size, rounds, games_per_pair = 2, 0, games_per_pair or 1
         else:
-            table_size = table_size or (2 if game == "cookoff" else min(DEFAULT_TABLE_SIZE, len(bots)))
+            table_size = table_size or min(getattr(get_game(game), "default_seats", 2), len(bots))
             rounds, games_per_pair = rounds or len(bots), 0
             if not 2 <= table_size <= len(bots):
                 raise BadRequest(f"table_size {table_size}: a table seats 2 to {len(bots)} of these bots")

@@ -19,7 +19,6 @@ from server.arena.standings import Standing, match_points, standings, standings_
 from server.records import ChainedLog, Record
 
 FORMATS = {"round-robin": ("cookoff",), "rotation": ("last-gathering", "mining")}
-DEFAULT_TABLE_SIZE = 4
 
 
 @dataclass

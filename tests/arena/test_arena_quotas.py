@@ -15,6 +15,7 @@ import pytest
 
 from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
+from engine.registry import available, get_game
 from server.access import HostQuotas
 from server.app import Settings
 from server.arena.service import ArenaSettings
@@ -194,3 +195,17 @@ def test_bots_per_host_key_are_limited_and_list_bots_is_paged(arena_with: Callab
         names += [bot.name for bot in page.bots]
         request.page_token = page.next_page_token
     assert sorted(names) == sorted([f"k{n}" for n in range(3)] + [f"a{n}" for n in range(4)])
+
+
+@pytest.mark.parametrize("game", [name for name in available() if name != "duel"])
+def test_a_tournament_seats_the_games_own_number_at_a_table_by_default(
+    arena_with: Callable[..., Arena], game: str
+) -> None:
+    """Issue 24, defect 7: mining seated 4 a table (a constant), not the five its rule text plays."""
+    arena = arena_with()
+    bots = [f"b{n}" for n in range(10)]
+    for bot in bots:
+        arena.bot(bot)
+    tournament = arena.tournament(game, bots, rounds=1)
+    sizes = {len(match.seats) for match in tournament.matches}
+    assert sizes == {get_game(game).default_seats}  # type: ignore[attr-defined]

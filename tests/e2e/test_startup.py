@@ -186,3 +186,14 @@ def test_a_store_password_is_not_shown_in_the_start_up_line() -> None:
         "postgres:host=db user=u password=*** dbname=d"
     )
     assert shown_store("postgres:host=db password='two words' dbname=d") == "postgres:host=db password=*** dbname=d"
+
+
+def test_a_fresh_store_starts_without_talking_of_an_upgrade(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 24: a new host saw "upgrading the store: building the match catalog of 0 matches"."""
+    caplog.set_level("INFO")
+    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"))).start()
+    try:
+        assert server.client().list_matches() == []
+    finally:
+        server.stop()
+    assert "upgrad" not in caplog.text

@@ -29,6 +29,7 @@ class DuelState:
 class Duel:
     name = "duel"
     rules_version = "1"
+    default_seats = 2
     command_types = (Pick,)
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]:
