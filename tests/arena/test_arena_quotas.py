@@ -13,9 +13,9 @@ from typing import Any
 import grpc
 import pytest
 
+from engine.registry import available, get_game
 from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
-from engine.registry import available, get_game
 from server.access import HostQuotas
 from server.app import Settings
 from server.arena.service import ArenaSettings
