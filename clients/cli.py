@@ -538,6 +538,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "pause": cmd_host_action,
     "resume": cmd_host_action,
+    "start": cmd_host_action,
     "extend": cmd_host_action,
     "settle": cmd_host_action,
     "cancel": cmd_host_action,

@@ -220,7 +220,7 @@ def verify_server_streams(client: MatchClient, identities: bool, arena: bool) ->
     failures = 0
     for stream in client.verify_server_streams(identities=identities, arena=arena).streams:
         if stream.ok:
-            print(f"{stream.name}: OK ({stream.version} records, keyed chain holds)", flush=True)
+            print(f"{stream.name}: OK, {stream.version} records, keyed chain holds", flush=True)
         else:
             failures += 1
             print(f"{stream.name}: BROKEN at record {stream.first_bad_version}: {stream.problem}", flush=True)

@@ -137,7 +137,11 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
         "transcript",
         "write a recorded match as a transcript (PLAYER: text lines); not a fork nor one reopened with a new seed",
     )
-    for action, text in (("pause", "stop the match clock"), ("resume", "restart the match clock")):
+    for action, text in (
+        ("pause", "stop the match clock"),
+        ("resume", "restart the match clock"),
+        ("start", "open a match that waits for its players now, whoever has joined"),
+    ):
         p = with_match(action, f"host: {text}")
         p.add_argument("--reason", default="")
     p = with_match("cancel", "host: end the match now with no result (audited; no more submissions)")

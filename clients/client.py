@@ -175,13 +175,18 @@ class MatchClient:
         config: dict[str, Any] | None = None,
         token: str | None = None,
         private: bool = False,
+        starts_at: float | None = None,
     ) -> pb.CreateMatchResponse:
-        """Create a match with `token` (the admin token or a host key; default: host_credential)."""
+        """Create a match with `token` (the admin token or a host key; default: host_credential). It waits for
+        its players: its first phase opens when the last seat is claimed, when the host starts it, or at
+        `starts_at` (server time, Unix seconds) if given."""
         request = pb.CreateMatchRequest(
             game=game, players=players, config_json=json.dumps(config or {}), private=private
         )
         if seed is not None:
             request.seed = seed
+        if starts_at is not None:
+            request.starts_at = starts_at
         response: pb.CreateMatchResponse = self._write(
             self.stub.CreateMatch, request, metadata=self._host_auth(token), timeout=self.timeout
         )

@@ -158,6 +158,7 @@ class MatchService:
             _token(context),
             request.private,
             request_tag(request, self.limits),
+            request.starts_at if request.HasField("starts_at") else None,
         )
         return _created_response(pb.CreateMatchResponse, created)
 

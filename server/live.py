@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from engine import codec
+from engine import match as rules
 from engine.contract import Event, Game, Status, Viewer
 from engine.registry import get_game
 from server.records import Record
@@ -220,6 +221,7 @@ class LiveMatch:
         self._rollbacks: list[tuple[int, int]] = []  # (version, the version it rolled back to)
         self.tokens: dict[str, tuple[str, str | None]] = {}  # hash -> (role, player)
         self.started_version = 1  # the last record written by the game's start
+        self.started_at = 0  # the first record written by the game's start (0: not started)
         # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
         self.clock_offset = 0.0
         self.paused_at: float | None = None  # the match-clock time at which the host paused the match
@@ -352,10 +354,58 @@ class LiveMatch:
         return bool(self.cancelled_at) and (version is None or version >= self.cancelled_at)
 
     def status(self, version: int | None = None) -> Status:
-        status = self.game.status(self._state if version is None else self.state_at(version))
         if self.cancelled(version):
             return Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
-        return status
+        if self.waiting_at(self.version if version is None else version):
+            return self.waiting_status()
+        return self.game.status(self._state if version is None else self.state_at(version))
+
+    # --- a match waits for its players (created records since issue 24 carry `waits`) ---------------
+
+    def waiting_at(self, version: int) -> bool:
+        """Whether the match had not started at `version`: its created record says it waits for its
+        players (earlier releases started every match at once), and no start record came before."""
+        if not self.records or not self.header.get("waits"):
+            return False
+        return self.started_at == 0 or version < self.started_at
+
+    @property
+    def waiting(self) -> bool:
+        return self.waiting_at(self.version)
+
+    @property
+    def starts_at(self) -> float | None:
+        """The match-clock time the host set for the first phase to open, if any."""
+        at = self.header.get("starts_at")
+        return None if at is None else float(at) - self.clock_offset
+
+    def unclaimed(self) -> list[str]:
+        claimed = {who for role, who in self.tokens.values() if role == "player"}
+        return [player for player in self.players if player not in claimed]
+
+    def due_to_start(self, now: float) -> bool:
+        """A waiting match opens at the host's start time, or else once its last seat is claimed."""
+        starts_at = self.starts_at
+        return now >= starts_at if starts_at is not None else not self.unclaimed()
+
+    def is_due(self, now: float) -> bool:
+        """Whether something is due at match-clock `now`: a waiting match's start, or a phase's deadline."""
+        if self.waiting:
+            return self.due_to_start(now)
+        return rules.is_due(self.game, self._state, now)
+
+    def waiting_status(self) -> Status:
+        starts_at = self.starts_at
+        if starts_at is not None:
+            return Status(
+                "waiting for players: the first phase opens at the host's start time", frozenset(), deadline=starts_at
+            )
+        unclaimed = self.unclaimed()
+        if not unclaimed:  # every seat is claimed but the start was not written (a crash between): due now
+            return Status(
+                "waiting for players: every seat is claimed, starting", frozenset(), deadline=float(self.header["at"])
+            )
+        return Status(f"waiting for players: {', '.join(unclaimed)} to join", frozenset())
 
     # --- states at earlier versions ---------------------------------------------------------------
 
@@ -461,6 +511,8 @@ class LiveMatch:
             state = self.game.evolve(state, record["event"])
             if record.get("start"):
                 self.started_version = version
+                if not self.started_at or self.started_at > version:
+                    self.started_at = version  # the first start record: the match no longer waits
         elif kind == "chain_keyed":
             pass  # the keyed chain starts here (server/records.py): nothing changes in the match
         elif kind == "rollback":

@@ -11,6 +11,7 @@ import asyncio
 import hmac
 import json
 import logging
+import math
 import secrets
 import time
 import uuid
@@ -488,7 +489,10 @@ class Matches:
         token: str | None = None,
         private: bool = False,
         tag: RequestTag | None = None,
+        starts_at: float | None = None,
     ) -> Created:
+        """A new match. It waits for its players: its first phase opens when its last seat is claimed, when
+        the host starts it, or at `starts_at` (server time, Unix seconds) if the host set one."""
         try:
             creator = self.access.creator(token)
         except UnknownToken:
@@ -528,12 +532,16 @@ class Matches:
             "host_key": None if creator == "admin" else creator,
             "private": private,
             "at": now,
+            "waits": True,  # no clock runs before its players can act (earlier releases started at once)
         }
+        if starts_at is not None:
+            if not math.isfinite(starts_at) or starts_at <= now:
+                raise BadRequest(f"starts_at {starts_at} is not a time to come (the server's time is {now:.0f})")
+            created["starts_at"] = starts_at
         live.apply(created)  # validates the configuration before anything is written
-        start_events = self._decide(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))
-        records = [created] + game_records(start_events, cause("server", start=True), now, start=True)
+        self._decide(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))  # it can start
         live = LiveMatch(live.id, game)
-        await self._append(live, self._tagged(records, tag, creator))
+        await self._append(live, self._tagged([created], tag, creator))
         self._remember(live)
         self.access.token_owner[token_hash(host_token)] = live.id
         self.access.created(creator)
@@ -677,7 +685,10 @@ class Matches:
             await self._append(live, self._tagged([joined], tag, caller))
             self.access.token_owner[digest] = match_id
             self._credentials_replaced(replaced, f"{player}'s seat was given a new token")
-            return new_token, live.version
+            joined_at = live.version  # what the join answers (a retry answers the same)
+            if live.waiting and live.paused_at is None and live.due_to_start(self.now(live)):
+                await self._start(live, self.now(live))  # the last seat is claimed: the first phase opens
+            return new_token, joined_at
 
         return await self._locked_write(match_id, act)
 
@@ -793,6 +804,8 @@ class Matches:
                 raise GameError("the match is paused by the host; submissions wait until it resumes")
             now = self.now(live)
             await self._expire_due(live, now)
+            if live.waiting:
+                raise FailedPrecondition(f"the match has not started: it is {live.status().phase}")
             most = self.limits.max_submissions_per_seat_per_phase
             if live.phase_submissions[player] >= most:
                 raise ResourceExhausted(
@@ -825,6 +838,10 @@ class Matches:
             _check_expected(live, expected_version)
             if live.status().finished:
                 raise GameError("the match is over")
+            if live.waiting:
+                raise FailedPrecondition(
+                    f"the match has not started ({live.status().phase}): start it with the host action start"
+                )
             now = self.now(live)
             why = cause("host", timeout=True, forced=True, reason=reason)
             written = await self._timeout(live, now, why, tag, caller)
@@ -840,10 +857,21 @@ class Matches:
                 return 0
             return await self._expire_due(live, self.now(live))
 
+    async def _start(self, live: LiveMatch, at: float) -> list[tuple[int, Record]]:
+        """Open a waiting match's first phase at `at` (match clock): the game's start, recorded."""
+        game = live.game
+        events = self._decide(lambda: game.start(live.state, rules.context(live.seed, live.game_version, at)))
+        return await self._append(live, game_records(events, cause("server", start=True), at, start=True))
+
     async def _expire_due(self, live: LiveMatch, now: float) -> int:
         written = 0
         if live.cancelled_at:  # no deadline applies to a cancelled match
             return 0
+        if live.waiting:
+            if not live.due_to_start(now):
+                return 0
+            starts_at = live.starts_at  # opened at the time the host set, like a deadline at its own time
+            written += len(await self._start(live, now if starts_at is None else min(now, starts_at)))
         while rules.is_due(live.game, live.state, now):
             deadline = live.status().deadline
             assert deadline is not None
@@ -881,6 +909,8 @@ class Matches:
                 return again
             if not reason.strip():
                 raise BadRequest("a rollback needs a reason")
+            if live.waiting:
+                raise FailedPrecondition("the match has not started: there is nothing to roll back")
             if not live.started_version <= to < live.version:
                 raise BadRequest(
                     f"roll back to a version from {live.started_version} (the match's start) to {live.version - 1}"
@@ -922,8 +952,9 @@ class Matches:
         expected_version: int | None = None,
         tag: RequestTag | None = None,
     ) -> Accepted:
-        """Pause, resume, extend, settle or cancel: an audited host record (pause, resume and extend move the
-        match clock; cancel ends the match with no result, for good)."""
+        """Pause, resume, extend, settle, cancel or start: an audited host record (pause, resume and extend
+        move the match clock; cancel ends the match with no result, for good; start opens a match that
+        waits for its players)."""
 
         async def act(live: LiveMatch) -> Accepted:
             viewer, caller, again = await self._as_host(live, token, tag)
@@ -948,6 +979,12 @@ class Matches:
             elif action == "cancel":
                 if not reason.strip():
                     raise BadRequest("cancel needs a reason (it is kept in the match's log)")
+            elif action == "start":  # open a waiting match's first phase now, whoever has joined
+                if not live.waiting:
+                    raise FailedPrecondition("the match has started already")
+                written = await self._append(live, self._tagged([record], tag, caller))
+                written += await self._start(live, self.now(live))
+                return self._accepted(live, viewer, written)
             elif action == "extend":
                 check_extend_seconds(seconds, self.limits)
                 if seconds <= 0:
@@ -984,6 +1021,8 @@ class Matches:
                 forked = uuid.UUID(str(source.records[again.version - 1]["fork"]))
                 assert tag is not None  # a replay needs a request id
                 return self._created_again(await self.load(forked), tag, body_checked=True)
+            if source.waiting:
+                raise FailedPrecondition("the match has not started: fork it once it has")
             await self._check_fork_quota(source)
             if not source.started_version <= at <= source.version:
                 raise BadRequest(f"fork at a version from {source.started_version} to {source.version}")

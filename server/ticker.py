@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine.match import is_due
 from server.arena.service import Arena
 from server.errors import Aborted
 from server.matches import Matches
@@ -30,7 +29,7 @@ async def tick(matches: Matches) -> int:
             live = await matches.load(match_id)
         except Exception:  # quarantined (logged when set aside): the others are served
             continue
-        if live.paused_at is not None or not is_due(live.game, live.state, matches.now(live)):
+        if live.paused_at is not None or not live.is_due(matches.now(live)):
             continue
         try:
             written += await matches.expire_due(match_id)

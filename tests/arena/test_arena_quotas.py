@@ -168,7 +168,10 @@ def test_forks_count_against_the_origins_host_key_and_one_match_has_so_many(aren
     arena = arena_with(quotas=HostQuotas(max_forks_per_match=2, max_live_matches_per_host_key=10))
     key = _host_key(arena)
     created = arena.matches.CreateMatch(pb.CreateMatchRequest(game="duel", players=["x", "y"]), metadata=auth(key))
-    fork = pb.ForkRequest(match_id=created.match_id, at_version=2)
+    for seat in ("x", "y"):  # the match starts once its seats are claimed
+        arena.matches.JoinMatch(pb.JoinMatchRequest(match_id=created.match_id, player=seat), metadata=auth(key))
+    started = arena.state(created.match_id, created.host_token).version
+    fork = pb.ForkRequest(match_id=created.match_id, at_version=started)
     for _ in range(2):
         arena.matches.Fork(fork, metadata=auth(created.host_token))
     refused = _refused(lambda: arena.matches.Fork(fork, metadata=auth(created.host_token)))

@@ -149,6 +149,7 @@ def test_the_board_says_when_the_match_is_paused(server: ServerThread, capsys: p
     base = ["--server", server.address, "--var", server.settings.var_dir]
     assert cli.main([*base, "create", "duel", "--players", "ann,bob"]) == 0
     match_id = capsys.readouterr().out.strip()
+    assert cli.main([*base, "start", match_id, "--reason", "now"]) == 0  # it waits for its players until then
     assert cli.main([*base, "pause", match_id, "--reason", "a break"]) == 0
     capsys.readouterr()
     assert cli.main([*base, "state", match_id]) == 0

@@ -184,7 +184,8 @@ def test_verify_all_exits_zero_when_everything_verifies(
         play_round(client, match_id, ann, bob, 2, 1)
     code = cli.main(["--server", server.address, "--var", server.settings.var_dir, "verify", "--all"])
     out = capsys.readouterr().out
-    assert code == 0 and out.count(": OK") == 2 and "[2/2]" in out
+    assert code == 0 and out.count(": OK (") == 2 and "[2/2]" in out
+    assert "identities: OK" in out and "arena: OK" in out  # the server's own streams too
 
 
 def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by_then(

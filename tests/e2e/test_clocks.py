@@ -12,6 +12,7 @@ import pytest
 from clients.client import MatchClient
 from server.app import Settings
 from server.clock import Clock, ManualClock
+from tests.support.duel import started_duel
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
@@ -27,7 +28,7 @@ def records(client: MatchClient, match_id: str, token: str) -> list[dict]:  # ty
 
 def test_views_carry_the_deadline_and_the_match_clock(server: ServerThread, clock: ManualClock) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"])
+    created = started_duel(client)
     state = client.state(created.match_id)
     assert state.status.deadline - state.clock == 60
     clock.advance(25)
@@ -37,7 +38,7 @@ def test_views_carry_the_deadline_and_the_match_clock(server: ServerThread, cloc
 
 def test_a_pause_stops_the_clock_and_a_resume_keeps_the_time_left(server: ServerThread, clock: ManualClock) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"])
+    created = started_duel(client)
     match_id, host = created.match_id, created.host_token
     ann = client.join(match_id, "ann")
     clock.advance(20)
@@ -58,14 +59,14 @@ def test_a_pause_stops_the_clock_and_a_resume_keeps_the_time_left(server: Server
     clock.advance(2)
     assert wait_for_phase(client, match_id, host, "round 2")
     actions = [r["action"] for r in records(client, match_id, host) if r["kind"] == "host"]
-    assert actions == ["pause", "resume"]
+    assert actions == ["start", "pause", "resume"]
     audited = [entry.lines[0] for entry in client.audit(match_id) if entry.kind == "host"]
-    assert audited == ["host: pause: a player's connection is down", "host: resume: back"]
+    assert audited[1:] == ["host: pause: a player's connection is down", "host: resume: back"]
 
 
 def test_extending_a_deadline_gives_the_phase_more_time(server: ServerThread, clock: ManualClock) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"])
+    created = started_duel(client)
     match_id, host = created.match_id, created.host_token
     client.host_action(match_id, host, "extend", "holiday", seconds=30)
     clock.advance(70)
@@ -79,7 +80,7 @@ def test_extending_a_deadline_gives_the_phase_more_time(server: ServerThread, cl
 
 def test_a_player_cannot_pause_and_extend_needs_a_positive_time(server: ServerThread) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"])
+    created = started_duel(client)
     ann = client.join(created.match_id, "ann")
     for token, action, seconds, code in (
         (ann, "pause", 0.0, grpc.StatusCode.PERMISSION_DENIED),
@@ -96,7 +97,7 @@ def test_a_rollback_restores_the_deadline_of_the_version_rolled_back_to(
     server: ServerThread, clock: ManualClock
 ) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"])
+    created = started_duel(client)
     match_id, host = created.match_id, created.host_token
     ann, bob = client.join(match_id, "ann"), client.join(match_id, "bob")
     clock.advance(10)
@@ -124,7 +125,7 @@ def test_a_submission_after_an_unapplied_deadline_first_applies_that_deadline(tm
     settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=clock, tick_interval=3600)
     server = ServerThread(settings).start()  # a ticker that will not run during the test
     client = server.client()
-    created = client.create("duel", ["ann", "bob"])
+    created = started_duel(client)
     ann = client.join(created.match_id, "ann")
     clock.advance(61)  # round 1's deadline passes; nothing has applied it yet
     reply = client.submit(created.match_id, ann, text="pick 2")

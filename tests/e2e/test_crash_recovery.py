@@ -236,5 +236,5 @@ def test_kill_9_under_load_loses_no_acknowledged_write_and_applies_none_twice(
 
     assert cli.main(["--server", address, "--var", str(var), "verify", "--all"]) == 0, said
     out = capsys.readouterr().out
-    assert out.count(": OK (") == len(by_match), f"{said}: {out}"
+    assert out.count(": OK (") == len(by_match), f"{said}: {out}"  # the matches (the streams say ": OK,")
     assert server.stop() == 0, f"{said}: {server.log.read_text()}"

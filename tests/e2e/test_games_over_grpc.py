@@ -81,7 +81,7 @@ def test_typed_protobuf_commands_reach_each_game(tmp_path: Path) -> None:
     server = make_server(tmp_path, ManualClock())
     client = server.client()
     lg = client.create("last-gathering", ["a", "b", "c", "d"], seed=1)
-    token = client.join(lg.match_id, "a")
+    token = [client.join(lg.match_id, seat) for seat in "abcd"][0]  # the match starts once every seat is claimed
     typed = pb.GameCommand()
     typed.last_gathering.submit.frame_bid.frame = "F2"
     typed.last_gathering.submit.frame_bid.bid = 1
@@ -123,7 +123,7 @@ def test_the_cookoff_tree_schedule_never_reaches_a_player_through_history_or_aud
     server = make_server(tmp_path, ManualClock())
     client = server.client()
     created = client.create("cookoff", ["ann", "bob"], seed=9)
-    ann = client.join(created.match_id, "ann")
+    ann, _ = client.join(created.match_id, "ann"), client.join(created.match_id, "bob")
     host_types = {event.type for event in client.history(created.match_id, created.host_token)}
     assert "match_prepared" in host_types  # the host's record holds the whole schedule
     for token in (ann, None):

@@ -55,6 +55,7 @@ def test_lg12_a_new_match_records_version_2_and_its_deadlines_sit_on_the_grid(re
     players = ["p1", "p2", "p3"]
     config = {"first_frame_round_seconds": 5 * DAY + HALF_DAY}  # so step 1 opened now lasts 1.5 days
     match_id = client.create("last-gathering", players, seed=4, config=config).match_id
+    client.host_action(match_id, release.admin_token, "start", "the seats join later")  # it waits until then
     first, started = last_game_event(release, match_id)
     anchor = started + 5 * DAY + HALF_DAY
     assert first == {"type": "frame_round_opened", "round": 1, "deadline": pytest.approx(anchor, abs=1e-3)}

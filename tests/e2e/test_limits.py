@@ -61,7 +61,9 @@ def create_raw(client: MatchClient, server: ServerThread, game: str, players: li
 def duel(client: MatchClient, server: ServerThread) -> tuple[str, str, str]:
     """A duel with ann seated: (match id, host token, ann's token)."""
     created = client.create("duel", ["ann", "bob"], seed=7, token=admin(server))
-    return created.match_id, created.host_token, client.join(created.match_id, "ann")
+    ann = client.join(created.match_id, "ann")
+    client.join(created.match_id, "bob")  # the match starts once every seat is claimed
+    return created.match_id, created.host_token, ann
 
 
 def padded(message: Any, total: int) -> bytes:

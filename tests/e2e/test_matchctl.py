@@ -49,6 +49,7 @@ def test_the_admin_token_under_var_lets_the_server_machine_act_as_host(
     Path(cli.Credentials().path).unlink()  # forget the host token: only var/admin.token is left
     code, out = run(capsys, server, "state", match_id, "--json")
     assert json.loads(out)["viewer"] == "host"
+    assert run(capsys, server, "start", match_id, "--reason", "test")[0] == 0
     assert run(capsys, server, "end-phase", match_id, "--reason", "test")[0] == 0
 
 

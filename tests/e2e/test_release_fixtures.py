@@ -78,7 +78,7 @@ def test_a_stored_release_starts_verifies_and_its_saved_tokens_still_act(
     release: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out = matchctl(release, capsys, "verify", "--all")
-    assert code == 0 and out.count(": OK (") == 5, out  # three matches, the identities and the arena
+    assert code == 0 and out.count(": OK (") == 3, out
     assert "identities: OK" in out and "arena: OK" in out
     root = Path(release.settings.var_dir).parent
     for note in VERIFY_NOTES[(root / "release.name").read_text()]:
@@ -129,3 +129,14 @@ def test_a_stored_release_hosts_bots_and_a_tournament_beside_its_old_matches(rel
         assert len(after) == len(before) + 1  # the tournament's match is a match; its streams are not
     finally:
         arena.close()
+
+
+def test_matches_an_earlier_release_stored_keep_the_clock_they_recorded(release: ServerThread) -> None:
+    """Since issue 24 a new match waits for its players; a stored one started at its creation and goes
+    on so: not waiting, its deadlines those its records hold, whether or not its seats were claimed."""
+    client = release.client()
+    for summary in client.list_matches():
+        state = client.state(summary.match_id, release.admin_token)
+        assert not state.status.phase.startswith("waiting"), summary.match_id
+        records = [json.loads(event.json) for event in client.history(summary.match_id, release.admin_token)]
+        assert "waits" not in records[0] and records[1]["kind"] == "game"  # started with its creation

@@ -10,6 +10,7 @@ import pytest
 
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
+from tests.support.duel import started_duel
 from tests.support.server import ServerThread
 
 
@@ -25,7 +26,7 @@ def bearer(token: str) -> list[tuple[str, str]]:
 
 def test_a_retried_submit_appends_once_and_returns_the_original(server: ServerThread) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"], seed=4)
+    created = started_duel(client, seed=4)
     ann = client.join(created.match_id, "ann")
     request = pb.SubmitRequest(match_id=created.match_id, text="pick 2", request_id="ann-pick-1")
     first = client.stub.Submit(request, metadata=bearer(ann))
@@ -42,7 +43,7 @@ def test_a_retried_submit_appends_once_and_returns_the_original(server: ServerTh
 
 def test_the_same_id_from_another_caller_is_another_request(server: ServerThread) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"], seed=4)
+    created = started_duel(client, seed=4)
     ann, bob = (client.join(created.match_id, p) for p in ("ann", "bob"))
     for token, pick in ((ann, "pick 1"), (bob, "pick 2")):
         client.stub.Submit(
@@ -56,7 +57,7 @@ def test_the_same_id_from_another_caller_is_another_request(server: ServerThread
 
 def test_refusals_are_not_recorded_so_the_same_id_is_decided_again(server: ServerThread) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"], seed=4)
+    created = started_duel(client, seed=4)
     ann = client.join(created.match_id, "ann")
     client.host_action(created.match_id, created.host_token, "pause", "lunch")
     request = pb.SubmitRequest(match_id=created.match_id, text="pick 2", request_id="after-lunch")
@@ -75,6 +76,7 @@ def test_create_join_and_fork_retries_return_the_same_match_and_secrets(server: 
     assert (again.match_id, again.host_token, again.version) == (first.match_id, first.host_token, first.version)
     assert list(again.invitations) == list(first.invitations)
     assert len(client.list_matches()) == 1
+    client.host_action(first.match_id, first.host_token, "start", "bob joins later")  # it would wait for both
     invitation = {seat.player: seat.invitation for seat in first.invitations}["ann"]
     join = pb.JoinMatchRequest(match_id=first.match_id, player="ann", invitation=invitation, request_id="j1")
     joined = client.stub.JoinMatch(join, metadata=[("authorization", "Spectator")])
@@ -91,7 +93,7 @@ def test_create_join_and_fork_retries_return_the_same_match_and_secrets(server: 
 
 def test_a_duplicate_force_phase_end_with_one_request_id_ends_one_phase(server: ServerThread) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"], seed=4)
+    created = started_duel(client, seed=4)
     host = bearer(created.host_token)
     request = pb.ForcePhaseEndRequest(match_id=created.match_id, reason="slow", request_id="end-r1")
     first = client.stub.ForcePhaseEnd(request, metadata=host)
@@ -103,7 +105,7 @@ def test_request_ids_survive_a_restart(tmp_path: Path) -> None:
     settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"))
     first = ServerThread(settings).start()
     client = first.client()
-    created = client.create("duel", ["ann", "bob"], seed=4)
+    created = started_duel(client, seed=4)
     ann = client.join(created.match_id, "ann")
     request = pb.SubmitRequest(match_id=created.match_id, text="pick 2", request_id="before-restart")
     accepted = client.stub.Submit(request, metadata=bearer(ann))
@@ -119,12 +121,13 @@ def test_request_ids_survive_a_restart(tmp_path: Path) -> None:
 @pytest.mark.parametrize("request_id", ["", "x" * 65, "has space", "semi;colon", "ü"])
 def test_a_malformed_request_id_is_invalid_argument(server: ServerThread, request_id: str) -> None:
     client = server.client()
-    created = client.create("duel", ["ann", "bob"], seed=4)
+    created = started_duel(client, seed=4)
     ann = client.join(created.match_id, "ann")
+    joined = client.state(created.match_id, created.host_token).version
     request = pb.SubmitRequest(match_id=created.match_id, text="pick 2", request_id=request_id)
     if not request_id:  # no id is allowed: the write is simply not idempotent
         client.stub.Submit(request, metadata=bearer(ann))
         return
     code, details = code_of(lambda: client.stub.Submit(request, metadata=bearer(ann)))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "request_id" in details and len(details) <= 256
-    assert client.state(created.match_id, created.host_token).version == created.version + 1  # only the join
+    assert client.state(created.match_id, created.host_token).version == joined  # nothing after the join

@@ -55,6 +55,7 @@ def test_a_seat_sweep_without_invitations_claims_nothing(server: ServerThread) -
 def test_an_invitation_claims_its_seat_until_the_seat_acts(server: ServerThread) -> None:
     client = server.client()
     created = client.create("duel", ["ann", "bob"], seed=3)
+    client.host_action(created.match_id, created.host_token, "start", "bob joins later")  # it would wait for bob
     code = invitations(created)["ann"]
     lost = client.join(created.match_id, "ann", invitation=code)  # the reply was lost: retried
     ann = client.join(created.match_id, "ann", invitation=code)

@@ -47,6 +47,7 @@ def test_the_server_process_serves_health_and_reflection_and_survives_kill_9(tmp
         admin = (tmp_path / "var" / "admin.token").read_text().strip()
         client = MatchClient(address, host_credential=admin)
         created = client.create("mining", ["a", "b", "c", "d", "e"], seed=4)
+        client.host_action(created.match_id, created.host_token, "start", "the others join later")
         token = client.join(created.match_id, "a")
         client.submit(created.match_id, token, text="start b 1; start c 2; start p 3; start s 4; start t 5")
         before = client.state(created.match_id, created.host_token)

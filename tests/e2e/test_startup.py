@@ -158,6 +158,7 @@ def test_no_token_reaches_the_server_log(tmp_path: Path, children: list[Child]) 
         secrets["host key"] = client.create_host_key("log test").host_key
         created = client.create("mining", ["a", "b", "c", "d", "e"], seed=7, token=secrets["host key"])
         secrets["host"] = created.host_token
+        client.host_action(created.match_id, created.host_token, "start", "d and e join later")
         secrets.update({f"invitation {seat.player}": seat.invitation for seat in created.invitations})
         secrets["c"] = client.join(created.match_id, "c", invitation=secrets["invitation c"])
         secrets["new invitation d"] = client.invite(created.match_id, "d", created.host_token)

@@ -59,6 +59,7 @@ def test_matchctl_speaks_tls_with_ca(
     assert cli.main([*server, "create", "duel", "--players", "ann,bob"]) == 0
     match_id = capsys.readouterr().out.strip()
     assert cli.main([*server, "join", match_id, "ann"]) == 0
+    assert cli.main([*server, "join", match_id, "bob"]) == 0  # the match starts once every seat is claimed
     assert cli.main([*server, "submit", match_id, "--as", "ann", "pick", "2"]) == 0
     assert "accepted at version" in capsys.readouterr().out
 

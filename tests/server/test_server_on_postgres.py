@@ -13,6 +13,7 @@ from server.app import Settings
 from server.clock import ManualClock
 from server.ticker import tick
 from tests.conftest import postgres_url
+from tests.support.duel import started_duel
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
@@ -37,7 +38,7 @@ def test_a_match_on_postgres_survives_a_restart(tmp_path: Path) -> None:
     first = start(tmp_path, url, clock)
     client = first.client()
     created = client.create("duel", ["ann", "bob"], seed=2)
-    ann = client.join(created.match_id, "ann")
+    ann, _ = client.join(created.match_id, "ann"), client.join(created.match_id, "bob")
     client.submit(created.match_id, ann, text="pick 2")
     version = client.state(created.match_id, created.host_token).version
     first.stop()
@@ -50,7 +51,7 @@ def test_a_match_on_postgres_survives_a_restart(tmp_path: Path) -> None:
 def test_two_server_processes_append_exactly_one_timeout_per_phase(tmp_path: Path) -> None:
     url, clock = postgres_url(), ManualClock()
     one = start(tmp_path, url, clock)
-    created = one.client().create("duel", ["ann", "bob"], seed=5)
+    created = started_duel(one.client(), seed=5)
     two = start(tmp_path, url, clock)  # loads the match from the shared store
     clock.advance(61)  # both tickers see round 1's deadline pass
     host = created.host_token

@@ -147,3 +147,11 @@ def seat_duel(client: Any, seed: int) -> tuple[str, str, str, str]:
         client.join(created.match_id, "ann"),
         client.join(created.match_id, "bob"),
     )
+
+
+def started_duel(client: Any, seed: int | None = None) -> Any:
+    """Create a duel and open its first phase at once (host action start), before anyone joins: a match
+    otherwise waits for its players. Returns the CreateMatchResponse."""
+    created = client.create("duel", ["ann", "bob"], seed=seed)
+    client.host_action(created.match_id, created.host_token, "start", "the test starts it")
+    return created
