@@ -36,13 +36,15 @@ def did_you_mean(original: str, readings: Sequence[str]) -> Ambiguous:
 
 
 # Double quotes anywhere; single quotes only where they are not an apostrophe inside a word.
-QUOTES = re.compile(r"[\"“”„‟«»]|(?<![a-zA-Z])['‘’‚‛]|['‘’‚‛](?![a-zA-Z])")
+_QUOTE = r"[\"“”„‟«»]|(?<![a-zA-Z])['‘’‚‛]|['‘’‚‛](?![a-zA-Z])"
+QUOTES = re.compile(_QUOTE)
+QUOTED_ONE_AFTER_ANOTHER = re.compile(rf"(?:{_QUOTE})\s*(?:{_QUOTE})")  # “move s 4” “upgrade b r”: two orders
 APOSTROPHE = re.compile(r"(?<=[a-zA-Z])[‘’‛](?=[a-zA-Z])")
 
 
 def unquote(text: str) -> str:
     """The message without its quotation marks; apostrophes inside words become a plain "'"."""
-    return APOSTROPHE.sub("'", QUOTES.sub(" ", text))
+    return APOSTROPHE.sub("'", QUOTES.sub(" ", QUOTED_ONE_AFTER_ANOTHER.sub(" , ", text)))
 
 
 HARD = re.compile(r"[;\n\r]+")

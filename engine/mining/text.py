@@ -1,8 +1,9 @@
 """Text commands as players write them: the text's own `move s 4`, `upgrade b r`, `bully 1`, with the
 set-up as `start b 3` or `Bully 3`, and `end early`. Miners by letter or role, crystals by colour letter,
 colour or trait; `spaces` after a number or not. Several orders per message (see engine/phrasing.py for
-quotes, lead-ins such as `I will` and the separators). A set-up phrase `[miner] [space]` is read as such
-only in the set-up: in a round `bully 1` is the bully's ability (MN-2)."""
+quotes, lead-ins such as `I will` and the separators). `[miner] [number]` is a starting space in the
+set-up and a move in a round (`move s 4, c 2`), except that `bully 1` in a round is the bully's ability
+(MN-2), and `b 1` there reads two ways (move or ability) and is refused with both."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from engine.errors import MalformedCommand
 from engine.mining.commands import Move, Orders, Setup, Start, Upgrade
-from engine.phrasing import EndEarly, NotUnderstood, Phrase, read
+from engine.phrasing import EndEarly, NotUnderstood, Phrase, did_you_mean, read
 
 MINERS = {"b": "b", "c": "c", "p": "p", "s": "s", "t": "t", "bully": "b", "claimer": "c", "prospector": "p",
           "scout": "s", "thief": "t"}  # fmt: skip
@@ -34,6 +35,7 @@ USE_BULLY = re.compile(
     r"(?P<no>not\s+)?use\s+(?:the\s+|my\s+)?bully(?:'s)?(?:\s+ability)?|(?P<none>no\s+bully(?:\s+ability)?)"
 )
 START = re.compile(rf"(?:start|place|put|assign)\s+{_MINER}\s+(?:on\s+|at\s+|to\s+|in\s+)?{_NUMBER}")
+SHORT_MOVE = re.compile(rf"{_MINER}\s+{_NUMBER}(?:\s+(?:forward|forwards|ahead|clockwise))?")
 PLACED = re.compile(rf"{_MINER}\s+(?:starts?\s+)?(?:on\s+|at\s+|in\s+)?{_NUMBER}")
 
 
@@ -82,16 +84,17 @@ def _reader(setup: bool) -> Callable[[Phrase], Item]:
             if m["n"] not in ("0", "1"):
                 raise _bad(
                     part,
-                    "in a round the bully's ability adds 1 space: 'bully 1' (or 'bully 0' not to use it);"
-                    " the bully moves with 'move b [spaces]', and '[miner] [space]' is a starting space (set-up)",
+                    f"in a round the bully's ability is 'bully 1' (or 'bully 0' not to use it); to move the bully"
+                    f" {m['n']} spaces write 'move b {m['n']}'; starting spaces are given in the set-up",
                 )
             return BullyUse(m["n"] == "1")
         if m := USE_BULLY.fullmatch(words):
             return BullyUse(not (m["no"] or m["none"]))
-        if (m := PLACED.fullmatch(words)) and m["miner"] in MINERS:
-            raise _bad(
-                part, "starting spaces are given in the set-up; in a round a miner moves with 'move [miner] [spaces]'"
-            )
+        if (m := SHORT_MOVE.fullmatch(words)) and m["miner"] in MINERS:
+            move = Move(MINERS[m["miner"]], _number(part, m["n"]))  # `move s 4, c 2`: the verb said once
+            if m["miner"] == "b" and m["n"] in ("0", "1"):
+                raise did_you_mean(part, [_item_text(move), f"bully {m['n']}"])
+            return move
         raise NotUnderstood(f"not understood: {part!r}; {FORMS}")
 
     return read_order
