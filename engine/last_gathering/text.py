@@ -70,13 +70,16 @@ def _frames(state: State | None) -> dict[str, str]:
     return {" ".join(name.upper().split()): name for name in names}
 
 
-def _tile_bid(phrase: Phrase) -> TileBid | None:
+def _tile_bid(phrase: Phrase, frames: dict[str, str]) -> TileBid | None:
     m = TILE_BID.fullmatch(phrase.words)
     if m is None:
         return None
     kind = _kind(phrase, m["kind"], m["letter"])
     if kind is None:
-        raise MalformedCommand(f"unknown tile kind {m['kind']!r} in {phrase.original!r}; {EXPECTED}")
+        raise MalformedCommand(
+            f"unknown tile kind {m['kind']!r} in {phrase.original!r}: the kinds are {', '.join(KINDS)} (or - I L T +)"
+            f" and the frames of this match are {', '.join(frames.values())}; {EXPECTED}"
+        )
     return TileBid(_whole(phrase, m["bid"]), kind, m["sheep"].upper() if m["sheep"] else None)
 
 
@@ -97,18 +100,21 @@ def _reader(state: State | None) -> Callable[[Phrase], Order]:
         words = phrase.words
         if end := EndEarly.read(words):
             return end
-        if m := FRAME_BID.fullmatch(words):
+        if (m := FRAME_BID.fullmatch(words)) and (
+            " ".join(m["frame"].upper().split()) in frames or " " not in m["frame"]
+        ):
+            # A frame the match lacks is still a frame bid (refused by LG-4), but only as one word.
             name = " ".join(m["frame"].upper().split())
             return FrameBid(frames.get(name, name), _whole(phrase, m["bid"]))
         named = NAMED_BID.fullmatch(words)
         frame = frames.get(" ".join(named["frame"].upper().split())) if named else None
         if named and frame is not None:
             bid = FrameBid(frame, _whole(phrase, named["bid"]))
-            tile = _tile_bid(phrase) if named["frame"] in KIND_WORDS else None
+            tile = _tile_bid(phrase, frames) if named["frame"] in KIND_WORDS else None
             if tile is not None:  # a frame named like a tile kind: two readings
                 raise did_you_mean(phrase.original, [_order_text(bid), _order_text(tile)])
             return bid
-        if tile := _tile_bid(phrase):
+        if tile := _tile_bid(phrase, frames):
             return tile
         if m := PLACE.fullmatch(words):
             return _placement(phrase, m)

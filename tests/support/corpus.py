@@ -70,7 +70,7 @@ def check(
         return
     command = parse(case.text)
     if case.kind == "accepted":
-        assert canonical(command) == case.expect, str(case)
+        assert canonical(command) == case.expect, (str(case), canonical(command))
         assert parse(case.expect) == command, f"{case}: the canonical text reads differently"
         return
     assert decide is not None, f"{case}: this corpus has no rules to refuse it with"
