@@ -73,7 +73,7 @@ REMOVE = re.compile(
 REMOVE_NONE = re.compile(r"not\s+remove(?:\s+(?:a|any))?(?:\s+dish(?:es)?)?(?:\s+this\s+(?:round|turn))?|no\s+dish")
 CHOOSE = re.compile(
     r"(?:(?:choose|pick|select|use|submit|serve|take|go\s+with)\s+)?(?:the\s+)?(?:dish\s+)?(?:number\s+|no\s+|#\s*)?"
-    rf"(?P<n>\d+|{'|'.join(k for k, v in NUMBERS.items() if v)})"
+    rf"(?P<n>\d+|{'|'.join(k for k, v in NUMBERS.items() if v and k not in ('a', 'an'))})"
 )
 # What each phase takes: its action and its "nothing to do" forms (to name a sentence's own phase too).
 FORMS = {

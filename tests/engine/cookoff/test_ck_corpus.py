@@ -1,0 +1,109 @@
+"""Issue 26: Cookoff's orders as forum players write them (corpus.txt beside this file), the canonical
+text reading back to the same command for any command, and random text refused only as a command error."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from ck_helpers import NAMES, A, both, match
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.cookoff import GAME
+from engine.cookoff.commands import (
+    ChooseDish,
+    HarvesterSend,
+    Move,
+    MoveBerries,
+    PlaceBerries,
+    Placement,
+    RemoveDish,
+    Sabotage,
+    SendHarvesters,
+)
+from engine.cookoff.state import Phase, State
+from engine.match import LocalMatch, submit
+from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
+
+CORPUS = load(Path(__file__).with_name("corpus.txt"))
+
+
+def played() -> tuple[LocalMatch, dict[str, State]]:
+    """Ann gathers 2 Oran and 4 Cheri, places Cheri on C3 and Oran on B2; bob passes."""
+    m = match(first=[("Oran", 3), ("Cheri", 4)])
+    states = {"gathering": m.state}
+    both(m, "send 2 workers to Oran. send 2 workers to Cheri")
+    states["placement"] = m.state
+    both(m, "place Cheri on C3. place Oran on B2")
+    states["sabotage"] = m.state
+    both(m, "pass")
+    states["moves"] = m.state
+    both(m, "pass")
+    states["removal"] = m.state
+    states["final_choice"] = replace(m.state, phase=Phase.FINAL_CHOICE)
+    return m, states
+
+
+MATCH, STATES = played()
+
+
+def test_the_corpus_has_150_sentences_accepted_and_refused_in_every_phase() -> None:
+    assert len(CORPUS) >= 150 and {c.section for c in CORPUS} == set(STATES)
+    assert all(n >= 10 for n in counts(CORPUS).values()), counts(CORPUS)
+
+
+@pytest.mark.parametrize("case", params(CORPUS))
+def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
+    state = STATES[case.section]
+    check(
+        case,
+        lambda text: GAME.parse(state, A, text),
+        GAME.format,
+        lambda command: submit(GAME, state, A, command, MATCH._ctx(MATCH.now)),
+    )
+
+
+def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:
+    two = "I will send 2 workers to the Oran tree and 1 worker to the Cheri tree"
+    assert GAME.parse(STATES["gathering"], A, two) == SendHarvesters(
+        (HarvesterSend("Oran", 2), HarvesterSend("Cheri", 1))
+    )
+    comma = "I will place a Cheri berry on C3, I will place an Oran berry on B2"
+    assert GAME.parse(STATES["placement"], A, comma) == PlaceBerries(
+        (Placement("Cheri", "C3"), Placement("Oran", "B2"))
+    )
+    assert GAME.parse(STATES["final_choice"], A, "I will use dish 2.") == ChooseDish(2)
+
+
+berries = st.sampled_from(NAMES)
+squares = st.sampled_from([f"{c}{r}" for c in "ABCDE" for r in range(1, 6)])
+placements = st.lists(st.builds(Placement, berries, squares), max_size=5).map(tuple)
+COMMANDS = {
+    "gathering": st.builds(
+        SendHarvesters, st.lists(st.builds(HarvesterSend, berries, st.integers(0, 9)), max_size=6).map(tuple)
+    ),
+    "placement": st.builds(PlaceBerries, placements),
+    "sabotage": st.builds(Sabotage, placements),
+    "moves": st.builds(MoveBerries, st.lists(st.builds(Move, squares, squares), max_size=5).map(tuple)),
+    "removal": st.builds(RemoveDish, st.lists(squares, max_size=25, unique=True).map(tuple)),
+    "final_choice": st.builds(ChooseDish, st.integers(1, 99)),
+}
+
+
+@given(st.sampled_from(sorted(COMMANDS)).flatmap(lambda phase: st.tuples(st.just(phase), COMMANDS[phase])))
+def test_the_canonical_text_of_any_command_reads_back_to_the_same_command(
+    phase_and_command: tuple[str, object],
+) -> None:
+    phase, command = phase_and_command
+    assert GAME.parse(STATES[phase], A, GAME.format(command)) == command
+
+
+VOCABULARY = [*NAMES[:6], "send", "workers", "worker(s)", "tree", "place", "berry", "sabotage", "move", "remove",
+              "dish", "choose", "use", "C3", "B2", "E5", "Z9", "pass", "nothing", "not", "any", "berries"]  # fmt: skip
+
+
+@given(fuzz_text(VOCABULARY), st.sampled_from(sorted(STATES)))
+def test_random_text_is_never_anything_but_a_command_error(text: str, phase: str) -> None:
+    only_command_errors(lambda t: GAME.parse(STATES[phase], A, t), text)
