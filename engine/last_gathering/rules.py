@@ -68,7 +68,18 @@ def start(state: State, ctx: Context) -> list[Event]:
                 f" {utc_text(ctx.now)}: give a later UTC time, or none for the start plus first_frame_round_seconds"
             )
         deadline = config.first_deadline_at  # LG-12: the host anchors the grid at a UTC time
+    elif config.noon and config.step_seconds == DAY:
+        deadline = first_noon_utc(deadline)  # LG-13: the text's "usual time"; a host's own period keeps LG-12's
     return [{"type": "frame_round_opened", "round": 1, "deadline": deadline}]
+
+
+DAY = 24 * 3600
+NOON = 12 * 3600
+
+
+def first_noon_utc(earliest: float) -> float:
+    """The first noon UTC at or after `earliest` (match-clock seconds are Unix seconds on a live server)."""
+    return NOON + math.ceil((earliest - NOON) / DAY) * DAY
 
 
 def utc_text(seconds: float) -> str:
