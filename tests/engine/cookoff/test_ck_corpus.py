@@ -3,11 +3,10 @@ text reading back to the same command for any command, and random text refused o
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ck_helpers import NAMES, A, both, match
+from ck_helpers import NAMES, A
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,30 +22,13 @@ from engine.cookoff.commands import (
     Sabotage,
     SendHarvesters,
 )
-from engine.cookoff.state import Phase, State
-from engine.match import LocalMatch, submit
+from tests.support import phase_states
 from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
 
 CORPUS = load(Path(__file__).with_name("corpus.txt"))
 
 
-def played() -> tuple[LocalMatch, dict[str, State]]:
-    """Ann gathers 2 Oran and 4 Cheri, places Cheri on C3 and Oran on B2; bob passes."""
-    m = match(first=[("Oran", 3), ("Cheri", 4)])
-    states = {"gathering": m.state}
-    both(m, "send 2 workers to Oran. send 2 workers to Cheri")
-    states["placement"] = m.state
-    both(m, "place Cheri on C3. place Oran on B2")
-    states["sabotage"] = m.state
-    both(m, "pass")
-    states["moves"] = m.state
-    both(m, "pass")
-    states["removal"] = m.state
-    states["final_choice"] = replace(m.state, phase=Phase.FINAL_CHOICE)
-    return m, states
-
-
-MATCH, STATES = played()
+MATCH, STATES = phase_states.cookoff()
 
 
 def test_the_corpus_has_150_sentences_accepted_and_refused_in_every_phase() -> None:
@@ -57,12 +39,7 @@ def test_the_corpus_has_150_sentences_accepted_and_refused_in_every_phase() -> N
 @pytest.mark.parametrize("case", params(CORPUS))
 def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
     state = STATES[case.section]
-    check(
-        case,
-        lambda text: GAME.parse(state, A, text),
-        GAME.format,
-        lambda command: submit(GAME, state, A, command, MATCH._ctx(MATCH.now)),
-    )
+    check(case, lambda text: GAME.parse(state, A, text), GAME.format, phase_states.judge(GAME, MATCH, state, A))
 
 
 def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lg_helpers import PLAYERS, everyone, in_steps, new_match
+from lg_helpers import new_match
 
 from engine.errors import MalformedCommand
 from engine.last_gathering import GAME
@@ -17,40 +17,28 @@ from engine.last_gathering.board import KIND_LETTERS, ROTATIONS, SPOTS
 from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import KINDS
 from engine.last_gathering.state import State
-from engine.match import LocalMatch, submit
+from tests.support import phase_states
 from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
 
 CORPUS = load(Path(__file__).with_name("corpus.txt"))
 
 
-def at_step_2() -> LocalMatch:
-    match = in_steps()
-    everyone(match, {p: "bid 0 cross; end early" for p in PLAYERS})
-    assert match.state.step == 2 and match.state.placement_open and match.state.auction_open
-    return match
-
-
-MATCHES = {"frames": new_match(), "step1": in_steps(), "step2": at_step_2()}
+MATCH, STATES = phase_states.last_gathering()
 
 
 def test_the_corpus_has_150_sentences_accepted_and_refused_in_every_phase() -> None:
-    assert len(CORPUS) >= 150 and {c.section for c in CORPUS} == set(MATCHES)
+    assert len(CORPUS) >= 150 and {c.section for c in CORPUS} == set(STATES)
     assert all(n >= 10 for n in counts(CORPUS).values()), counts(CORPUS)
 
 
 @pytest.mark.parametrize("case", params(CORPUS))
 def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
-    match = MATCHES[case.section]
-    check(
-        case,
-        lambda text: GAME.parse(match.state, "Ann", text),
-        GAME.format,
-        lambda command: submit(GAME, match.state, "Ann", command, match._ctx(match.now)),
-    )
+    state = STATES[case.section]
+    check(case, lambda text: GAME.parse(state, "Ann", text), GAME.format, phase_states.judge(GAME, MATCH, state, "Ann"))
 
 
 def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:
-    state = MATCHES["frames"].state
+    state = STATES["frames"]
     assert GAME.parse(state, "Ann", "bid 3 on frame F2!") == Submit(frame_bid=FrameBid("F2", 3))
     assert GAME.parse(state, "Ann", "I bid 3 on frame F2") == Submit(frame_bid=FrameBid("F2", 3))
     assert GAME.parse(state, "Ann", "bid 3 on F2") == Submit(frame_bid=FrameBid("F2", 3))
@@ -84,7 +72,7 @@ commands = st.builds(
 
 @given(commands)
 def test_the_canonical_text_of_any_command_reads_back_to_the_same_command(command: Submit) -> None:
-    assert GAME.parse(MATCHES["frames"].state, "Ann", GAME.format(command)) == command
+    assert GAME.parse(STATES["frames"], "Ann", GAME.format(command)) == command
 
 
 VOCABULARY = [*KINDS, *KIND_LETTERS, *SPOTS, "F2", "bid", "on", "frame", "place", "rotate", "rotated", "degrees",
@@ -93,4 +81,4 @@ VOCABULARY = [*KINDS, *KIND_LETTERS, *SPOTS, "F2", "bid", "on", "frame", "place"
 
 @given(fuzz_text(VOCABULARY))
 def test_random_text_is_never_anything_but_a_command_error(text: str) -> None:
-    only_command_errors(lambda t: GAME.parse(MATCHES["step2"].state, "Ann", t), text)
+    only_command_errors(lambda t: GAME.parse(STATES["step2"], "Ann", t), text)

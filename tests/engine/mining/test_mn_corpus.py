@@ -8,34 +8,18 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from mn_helpers import ctx
 
 from engine.mining import GAME
 from engine.mining.commands import Move, Orders, Setup, Start, Upgrade
 from engine.mining.config import COLOURS, ROLES
-from engine.mining.state import State
 from engine.mining.text import CRYSTALS, MINERS, parse
+from tests.support import phase_states
 from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
 
 CORPUS = load(Path(__file__).with_name("corpus.txt"))
 
 
-def state_in(section: str) -> State:
-    state = GAME.initial_state(GAME.default_config(["A", "B"]), 1)
-    if section == "setup":
-        return GAME.evolve(state, {"type": "setup_opened", "deadline": 10})
-    match_ = GAME.start(state, ctx())
-    for event in match_:
-        state = GAME.evolve(state, event)
-    for player in ("A", "B"):
-        starts = "; ".join(f"start {r} {i + (6 if player == 'B' else 1)}" for i, r in enumerate(ROLES))
-        for event in GAME.decide(state, player, GAME.parse(state, player, starts + "; end early"), ctx()):
-            state = GAME.evolve(state, event)
-    assert state.phase == "round"
-    return state
-
-
-STATES = {"setup": state_in("setup"), "round": state_in("round")}
+MATCH, STATES = phase_states.mining()
 
 
 def test_the_corpus_has_150_sentences_accepted_and_refused_in_both_phases() -> None:
@@ -46,12 +30,7 @@ def test_the_corpus_has_150_sentences_accepted_and_refused_in_both_phases() -> N
 @pytest.mark.parametrize("case", params(CORPUS))
 def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
     state = STATES[case.section]
-    check(
-        case,
-        lambda text: GAME.parse(state, "A", text),
-        GAME.format,
-        lambda command: GAME.decide(state, "A", command, ctx()),
-    )
+    check(case, lambda text: GAME.parse(state, "A", text), GAME.format, phase_states.judge(GAME, MATCH, state, "A"))
 
 
 def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:
