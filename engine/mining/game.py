@@ -75,7 +75,8 @@ class MiningGame:
         elif state.phase == "round":
             if not isinstance(command, Orders):
                 raise RuleViolation(
-                    f"round {state.round} is open: it takes orders ('move s 4', 'upgrade b r', 'bully 1') and 'end early'",
+                    f"round {state.round} is open: it takes orders ('move s 4', 'upgrade b r', 'bully 1')"
+                    " and 'end early'",
                     rule="MN-1",
                 )
             for move in command.moves:
