@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,25 +130,53 @@ STATE_OF_ROW = {
 }
 
 
-def table_rows() -> list[tuple[str, list[str], list[str]]]:
-    text = BOTS_MD.read_text()
-    table = text[text.index("| game, phase |") : text.index("A sentence of another phase")]
+RULES_DOCS = {
+    "last-gathering": {
+        "frame rounds": GATHERING_STATES["frames"],
+        "steps: the auction": GATHERING_STATES["step2"],
+        "steps: the placement": GATHERING_STATES["step2"],
+        "any phase": GATHERING_STATES["step2"],
+    },
+    "cookoff": {phase.replace("_", " "): state for phase, state in COOKOFF_STATES.items()},
+    "mining": {"set-up": MINING_STATES["setup"], "a round": MINING_STATES["round"], "either": MINING_STATES["round"]},
+}
+DOC_GAMES = {"last-gathering": "Last Gathering", "cookoff": "Cookoff", "mining": "mining"}
+
+
+def table_rows(text: str, start: str, end: str) -> list[tuple[str, list[str], list[str]]]:
+    table = text[text.index(start) : text.index(end, text.index(start))]
     rows = []
-    for line in table.splitlines()[2:]:
+    for line in [line for line in table.splitlines() if line.startswith("|")][2:]:  # past the header
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 3:
             rows.append((cells[0], re.findall(r"`([^`]+)`", cells[1]), re.findall(r"`([^`]+)`", cells[2])))
     return rows
 
 
-@pytest.mark.parametrize(("row", "canonical", "examples"), table_rows())
-def test_every_form_in_the_bots_md_table_is_accepted_and_the_canonical_forms_are_canonical(
-    row: str, canonical: list[str], examples: list[str]
+def documented_forms() -> list[object]:
+    cases = [
+        pytest.param(*GAMES[row.split(",")[0]], STATE_OF_ROW[row], canonical, examples, id=f"BOTS.md {row}")
+        for row, canonical, examples in table_rows(BOTS_MD.read_text(), "| game, phase |", "A sentence of another")
+    ]
+    for doc, states in RULES_DOCS.items():
+        text = (BOTS_MD.parent / "rules" / f"{doc}.md").read_text()
+        rows = table_rows(text, "## Writing your orders", "\n\n[")
+        assert {row for row, _, _ in rows} == set(states), doc
+        cases += [
+            pytest.param(*GAMES[DOC_GAMES[doc]], states[row], canonical, examples, id=f"rules/{doc}.md {row}")
+            for row, canonical, examples in rows
+        ]
+    return cases
+
+
+@pytest.mark.parametrize(("game", "player", "state", "canonical", "examples"), documented_forms())
+def test_every_documented_form_is_accepted_and_the_canonical_forms_are_canonical(
+    game: Any, player: str, state: Any, canonical: list[str], examples: list[str]
 ) -> None:
-    game, player = GAMES[row.split(",")[0]]
-    state = STATE_OF_ROW[row]
+    """docs/BOTS.md's and docs/rules/<game>.md's tables of accepted forms, every example read."""
+    assert canonical and examples
     for text in canonical:
-        assert game.format(game.parse(state, player, text)) == text, (row, text)
+        assert game.format(game.parse(state, player, text)) == text, text
     for text in examples:
         command = game.parse(state, player, text)
-        assert game.parse(state, player, game.format(command)) == command, (row, text)
+        assert game.parse(state, player, game.format(command)) == command, text
