@@ -65,6 +65,7 @@ END_EARLY = re.compile(
     r"(?:ready\s+to\s+)?end\s+(?:the\s+|this\s+)?(?:(?:round|set-?up|phase|step|turn|auction)\s+)?early"
 )
 MAX_SPAN = 32  # pieces one order may span (a 25-square dish written with commas needs 25)
+MAX_TRIES = 1000  # readings tried per chunk: a long message gets shorter spans, never a long wait
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ class _Try(Generic[T]):
 def _read_chunk(chunk: str, reader: Reader[T], describe: Describe[T]) -> list[Reading[T]]:
     spans = _pieces(chunk)
     n = len(spans)
+    span = max(1, min(MAX_SPAN, MAX_TRIES // max(n, 1)))
     tries: dict[tuple[int, int], _Try[T]] = {}
 
     def attempt(i: int, j: int) -> _Try[T]:
@@ -154,7 +156,7 @@ def _read_chunk(chunk: str, reader: Reader[T], describe: Describe[T]) -> list[Re
     # Up to two different readings of each prefix (two are enough to know the message is ambiguous).
     ways: list[list[list[Reading[T]]]] = [[[]], *([] for _ in range(n))]
     for j in range(1, n + 1):
-        for i in range(max(0, j - MAX_SPAN), j):
+        for i in range(max(0, j - span), j):
             if not ways[i]:
                 continue
             got = attempt(i, j)
@@ -169,20 +171,20 @@ def _read_chunk(chunk: str, reader: Reader[T], describe: Describe[T]) -> list[Re
         return ways[n][0]
     if len(ways[n]) > 1:
         raise did_you_mean(chunk.strip(), [describe(_orders(way)) for way in ways[n]])
-    raise _best_error(n, attempt)
+    raise _best_error(n, span, attempt)
 
 
 def _orders(way: list[Reading[T]]) -> list[T]:
     return [r.order for r in way]
 
 
-def _best_error(n: int, attempt: Callable[[int, int], _Try[T]]) -> MalformedCommand:
+def _best_error(n: int, span: int, attempt: Callable[[int, int], _Try[T]]) -> MalformedCommand:
     """The error of the cut that explains most: fewest pieces that match no form, then most orders
     read, then fewest pieces; its first error is the one reported."""
     nothing: MalformedCommand | None = None
     best = [((0, 0, 0), nothing), *(((n + 1, 0, 0), nothing) for _ in range(n))]
     for j in range(1, n + 1):
-        for i in range(max(0, j - MAX_SPAN), j):
+        for i in range(max(0, j - span), j):
             (unknown, read_, pieces), first = best[i]
             got = attempt(i, j)
             if got.error is None:

@@ -180,3 +180,9 @@ def test_every_documented_form_is_accepted_and_the_canonical_forms_are_canonical
     for text in examples:
         command = game.parse(state, player, text)
         assert game.parse(state, player, game.format(command)) == command, text
+
+
+def test_a_long_message_gets_shorter_joins_and_still_reads_every_order() -> None:
+    """Issue 26 bounds the work per message (MAX_TRIES): 400 orders cut by commas still read one by one."""
+    assert words(", ".join(["go x"] * 400)) == ["go x"] * 400
+    assert words("go x, rotated") == ["go x rotated"]
