@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import strategies as st
 
+from engine.contract import Game
 from engine.errors import MalformedCommand, RuleViolation
+from engine.match import LocalMatch
+from tests.support.phase_states import judge
 
 LINE = re.compile(r"(?P<text>.*?) (?P<mark>=>|!!|!\?) ?(?P<expect>.*)")
 KINDS = {"=>": "accepted", "!!": "malformed", "!?": "illegal"}
@@ -106,3 +109,37 @@ def only_command_errors(parse: Callable[[str], Any], text: str) -> None:
         parse(text)
     except (MalformedCommand, RuleViolation):
         pass
+
+
+@dataclass
+class Corpus:
+    """A game's corpus with the match it is sent to: `states` by section, sent as `player`."""
+
+    path: Path
+    game: Game
+    match: LocalMatch
+    states: dict[str, Any]
+    player: str
+    cases: list[Case] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cases = load(self.path)
+
+    def params(self) -> list[Any]:
+        return params(self.cases)
+
+    def assert_covers_every_phase(self, at_least: int = 150) -> None:
+        assert len(self.cases) >= at_least and {c.section for c in self.cases} == set(self.states)
+        assert all(n >= 10 for n in counts(self.cases).values()), counts(self.cases)
+
+    def check(self, case: Case) -> None:
+        state = self.states[case.section]
+        check(
+            case,
+            lambda text: self.game.parse(state, self.player, text),
+            self.game.format,
+            judge(self.game, self.match, state, self.player),
+        )
+
+    def fuzz(self, text: str, section: str) -> None:
+        only_command_errors(lambda t: self.game.parse(self.states[section], self.player, t), text)

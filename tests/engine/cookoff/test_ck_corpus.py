@@ -23,23 +23,19 @@ from engine.cookoff.commands import (
     SendHarvesters,
 )
 from tests.support import phase_states
-from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
+from tests.support.corpus import Case, Corpus, fuzz_text
 
-CORPUS = load(Path(__file__).with_name("corpus.txt"))
-
-
-MATCH, STATES = phase_states.cookoff()
+CORPUS = Corpus(Path(__file__).with_name("corpus.txt"), GAME, *phase_states.cookoff(), A)
+STATES = CORPUS.states
 
 
 def test_the_corpus_has_150_sentences_accepted_and_refused_in_every_phase() -> None:
-    assert len(CORPUS) >= 150 and {c.section for c in CORPUS} == set(STATES)
-    assert all(n >= 10 for n in counts(CORPUS).values()), counts(CORPUS)
+    CORPUS.assert_covers_every_phase()
 
 
-@pytest.mark.parametrize("case", params(CORPUS))
+@pytest.mark.parametrize("case", CORPUS.params())
 def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
-    state = STATES[case.section]
-    check(case, lambda text: GAME.parse(state, A, text), GAME.format, phase_states.judge(GAME, MATCH, state, A))
+    CORPUS.check(case)
 
 
 def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:
@@ -83,4 +79,4 @@ VOCABULARY = [*NAMES[:6], "send", "workers", "worker(s)", "tree", "place", "berr
 
 @given(fuzz_text(VOCABULARY), st.sampled_from(sorted(STATES)))
 def test_random_text_is_never_anything_but_a_command_error(text: str, phase: str) -> None:
-    only_command_errors(lambda t: GAME.parse(STATES[phase], A, t), text)
+    CORPUS.fuzz(text, phase)

@@ -18,23 +18,19 @@ from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import KINDS
 from engine.last_gathering.state import State
 from tests.support import phase_states
-from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
+from tests.support.corpus import Case, Corpus, fuzz_text
 
-CORPUS = load(Path(__file__).with_name("corpus.txt"))
-
-
-MATCH, STATES = phase_states.last_gathering()
+CORPUS = Corpus(Path(__file__).with_name("corpus.txt"), GAME, *phase_states.last_gathering(), "Ann")
+STATES = CORPUS.states
 
 
 def test_the_corpus_has_150_sentences_accepted_and_refused_in_every_phase() -> None:
-    assert len(CORPUS) >= 150 and {c.section for c in CORPUS} == set(STATES)
-    assert all(n >= 10 for n in counts(CORPUS).values()), counts(CORPUS)
+    CORPUS.assert_covers_every_phase()
 
 
-@pytest.mark.parametrize("case", params(CORPUS))
+@pytest.mark.parametrize("case", CORPUS.params())
 def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
-    state = STATES[case.section]
-    check(case, lambda text: GAME.parse(state, "Ann", text), GAME.format, phase_states.judge(GAME, MATCH, state, "Ann"))
+    CORPUS.check(case)
 
 
 def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:
@@ -81,4 +77,4 @@ VOCABULARY = [*KINDS, *KIND_LETTERS, *SPOTS, "F2", "bid", "on", "frame", "place"
 
 @given(fuzz_text(VOCABULARY))
 def test_random_text_is_never_anything_but_a_command_error(text: str) -> None:
-    only_command_errors(lambda t: GAME.parse(STATES["step2"], "Ann", t), text)
+    CORPUS.fuzz(text, "step2")

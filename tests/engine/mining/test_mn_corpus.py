@@ -14,23 +14,19 @@ from engine.mining.commands import Move, Orders, Setup, Start, Upgrade
 from engine.mining.config import COLOURS, ROLES
 from engine.mining.text import CRYSTALS, MINERS, parse
 from tests.support import phase_states
-from tests.support.corpus import Case, check, counts, fuzz_text, load, only_command_errors, params
+from tests.support.corpus import Case, Corpus, fuzz_text
 
-CORPUS = load(Path(__file__).with_name("corpus.txt"))
-
-
-MATCH, STATES = phase_states.mining()
+CORPUS = Corpus(Path(__file__).with_name("corpus.txt"), GAME, *phase_states.mining(), "A")
+STATES = CORPUS.states
 
 
 def test_the_corpus_has_150_sentences_accepted_and_refused_in_both_phases() -> None:
-    assert len(CORPUS) >= 150 and {c.section for c in CORPUS} == set(STATES)
-    assert all(n >= 10 for n in counts(CORPUS).values()), counts(CORPUS)
+    CORPUS.assert_covers_every_phase()
 
 
-@pytest.mark.parametrize("case", params(CORPUS))
+@pytest.mark.parametrize("case", CORPUS.params())
 def test_corpus_sentence_is_read_as_written_down(case: Case) -> None:
-    state = STATES[case.section]
-    check(case, lambda text: GAME.parse(state, "A", text), GAME.format, phase_states.judge(GAME, MATCH, state, "A"))
+    CORPUS.check(case)
 
 
 def test_the_issues_examples_are_accepted_with_the_right_reading() -> None:
@@ -70,4 +66,4 @@ VOCABULARY = [*MINERS, *CRYSTALS, "move", "upgrade", "bully", "start", "end", "e
 
 @given(fuzz_text(VOCABULARY), st.sampled_from(sorted(STATES)))
 def test_random_text_is_never_anything_but_a_command_error(text: str, section: str) -> None:
-    only_command_errors(lambda t: GAME.parse(STATES[section], "A", t), text)
+    CORPUS.fuzz(text, section)
