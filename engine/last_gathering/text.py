@@ -86,7 +86,7 @@ def _tile_bid(phrase: Phrase, frames: dict[str, str]) -> TileBid | None:
 def _placement(phrase: Phrase, m: re.Match[str]) -> Placement:
     spot = m["spot"].upper()
     if spot not in SPOTS:
-        raise MalformedCommand(f"{m['spot']!r} in {phrase.original!r} is not a spot (A1 to D4); {EXPECTED}")
+        raise MalformedCommand(f"{spot!r} in {phrase.original!r} is not a spot (A1 to D4); {EXPECTED}")
     rotation = int(m["rot"] or 0)
     if rotation not in ROTATIONS:
         raise MalformedCommand(f"rotation {rotation} in {phrase.original!r} is not 0, 90, 180 or 270 (clockwise)")
