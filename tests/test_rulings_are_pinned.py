@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RULING = re.compile(r"\b(?:LG|CK|MN)-P?\d+[a-z]?\b")
 SHARED = (
-    [f"LG-{n}" for n in range(1, 13)] + [f"CK-{n}" for n in range(1, 8)] + ["CK-5b"] + [f"MN-{n}" for n in range(1, 6)]
+    [f"LG-{n}" for n in range(1, 14)] + [f"CK-{n}" for n in range(1, 8)] + ["CK-5b"] + [f"MN-{n}" for n in range(1, 6)]
 )
 
 

@@ -1,16 +1,18 @@
 """Text commands in the rule text's own words; one message is one phase submission.
 
-The current phase decides which sentences are expected (parse knows the state). Several sentences per
-message (split on '.', ';', '!' and new lines). The rule text prints its formats in quotes, so quotes are
-dropped before splitting: straight or curly, double or single, around one sentence or several; an
-apostrophe inside a word ("won't", "I’ll") stays. The template's literal "worker(s)" is understood.
-Wording may vary as long as it is unambiguous; an unknown or ambiguous sentence is refused with
-MalformedCommand quoting it and showing the expected form.
+The current phase decides which sentences are expected (parse knows the state). Quotes, lead-ins (`I
+will`, `I'd like to`, `please`; `I won't` reads `not`) and the separators between orders (new lines, ';',
+',', '.', 'and', 'then') are engine/phrasing.py's; this module keeps Cookoff's vocabulary. The text's
+formats are accepted with or without their verb after the first order (`I will send 2 workers to the Oran
+tree and 1 to the Cheri tree`), and the template's literal "worker(s)". A sentence of another phase is
+refused naming the phase it belongs to and what this phase takes (CK-P10).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from engine.cookoff.commands import (
     ChooseDish,
@@ -26,6 +28,7 @@ from engine.cookoff.commands import (
 )
 from engine.cookoff.state import Phase, State, square_index, square_name
 from engine.errors import MalformedCommand, NotYourTurn
+from engine.phrasing import NotUnderstood, Phrase, read
 
 EXAMPLES = {
     Phase.GATHERING: "'I will send 2 workers to the Oran tree.' (or 'I will send no workers.')",
@@ -35,52 +38,60 @@ EXAMPLES = {
     Phase.REMOVAL: "'I remove the dish on B2, B3, C3.' or 'I will not remove a dish.'",
     Phase.FINAL_CHOICE: "'I choose dish 2.'",
 }
-NUMBERS = {"no": 0, "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
-SUBJECT = r"(?:(?:i will|i'll|i shall|i|we will|we)\s+)?"
-SQUARE = r"([a-e][1-5])"
-WORD = r"([a-z]+)"
+NUMBERS = {"no": 0, "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_COUNT = rf"(?P<n>\d+|{'|'.join(NUMBERS)})"
+_BERRY = r"(?:(?:a|an|one|the|my)\s+)?(?P<berry>[a-z]+)(?:\s+berry)?"
+_ON = r"\s+(?:on|at|in|onto|to|into)\s+(?:square\s+)?(?P<square>\S+)"
 PASS_WORDS = {"pass", "nothing", "none", "skip", "no", "nothing to do"}
 
 SEND = re.compile(
-    rf"^{SUBJECT}(?:send|assign)\s+(\d+|{'|'.join(NUMBERS)})\s*(?:(?:workers?|harvesters?)(?:\(s\))?\s+)?"
-    rf"(?:to|at|on)\s+(?:the\s+)?{WORD}(?:\s+berry)?(?:\s+trees?)?$"
+    rf"(?:(?:send|assign|put)\s+)?{_COUNT}\s*(?:(?:workers?|harvesters?)(?:\(s\))?\s+)?"
+    r"(?:to|at|on)\s+(?:the\s+)?(?P<berry>[a-z]+)(?:\s+berry|\s+berries)?(?:\s+trees?)?"
 )
-SEND_NONE = re.compile(rf"^{SUBJECT}(?:will\s+not|won't|do\s+not|don't)\s+send\s+(?:any\s+)?(?:workers|harvesters)$")
-SEND_ZERO = re.compile(rf"^{SUBJECT}send\s+(?:(?:no|zero|0)\s+(?:workers|harvesters)|nothing|nobody|no\s+one)$")
-PLACE = re.compile(
-    rf"^{SUBJECT}(?:place|put|add)\s+(?:(?:a|an|one|the)\s+)?{WORD}(?:\s+berry)?\s+(?:on|at|in|onto|to)\s+{SQUARE}$"
+SEND_NONE = re.compile(
+    r"not\s+send(?:\s+any)?(?:\s+(?:workers|harvesters))?"
+    r"|send\s+(?:(?:no|zero|0)\s+(?:workers?|harvesters?)(?:\(s\))?|nothing|nobody|no\s+one)"
 )
+PLACE = re.compile(rf"(?:(?:place|put|add|drop)\s+)?{_BERRY}{_ON}(?:\s+(?:of\s+)?(?:my|the)\s+pot)?")
 PLACE_NONE = re.compile(
-    rf"^{SUBJECT}(?:(?:will\s+not|won't|do\s+not|don't)\s+place\s+(?:any\s+berries|a\s+berry|berries|anything)"
-    r"|place\s+(?:no\s+berries|nothing))$"
+    r"not\s+place(?:\s+(?:any\s+berries|a\s+berry|berries|anything))?|place\s+(?:no\s+berries|nothing)"
 )
 SABOTAGE = re.compile(
-    rf"^{SUBJECT}(?:sabotage\s+(?:and\s+|by\s+)?(?:(?:place|placing|put|putting)\s+)?(?:with\s+)?|place\s+|put\s+)"
-    rf"(?:(?:a|an|one|the)\s+)?{WORD}(?:\s+berry)?\s+(?:on|at|in|onto|to)\s+{SQUARE}$"
+    r"(?:sabotage\s+(?:and\s+|by\s+)?(?:(?:place|placing|put|putting)\s+)?(?:with\s+)?|(?:place|put|add)\s+)?"
+    rf"{_BERRY}{_ON}(?:\s+(?:of|in|on)\s+(?:their|the\s+opponent's|my\s+opponent's)\s+(?:pot|board))?"
 )
-SABOTAGE_NONE = re.compile(rf"^{SUBJECT}(?:will\s+not|won't|do\s+not|don't)\s+sabotage$|^no\s+sabotage$")
-MOVE = re.compile(rf"^{SUBJECT}move\s+(?:the\s+berry\s+)?(?:(?:on|at|from)\s+)?{SQUARE}\s+(?:to|onto)\s+{SQUARE}$")
-MOVE_NONE = re.compile(
-    rf"^{SUBJECT}(?:(?:will\s+not|won't|do\s+not|don't)\s+move(?:\s+any\s+berries|\s+anything)?|move\s+nothing)$|^no\s+moves$"
+SABOTAGE_NONE = re.compile(r"not\s+sabotage(?:\s+(?:this\s+(?:round|turn)|anyone|anything))?|no\s+sabotage")
+MOVE = re.compile(
+    r"move\s+(?:the\s+berry\s+)?(?:(?:on|at|from)\s+)?(?P<source>\S+)\s+(?:to|onto)\s+(?P<target>\S+)"
+    r"|(?:the\s+berry\s+)?(?:(?:on|at|from)\s+)?(?P<source2>[a-e][1-5])\s+(?:to|onto)\s+(?P<target2>[a-e][1-5])"
 )
-REMOVE = re.compile(rf"^{SUBJECT}(?:will\s+)?remove\s+(?:the\s+|a\s+)?dish\s+(?:on|at|of|from|with)\s+(.+)$")
-REMOVE_NONE = re.compile(rf"^{SUBJECT}(?:will\s+not|won't|do\s+not|don't)\s+remove\s+(?:a|any)\s+dish$|^no\s+dish$")
-CHOOSE = re.compile(rf"^{SUBJECT}(?:choose|pick|select)\s+(?:the\s+)?(?:dish\s+)?(?:number\s+|#)?(\d+)$")
+MOVE_NONE = re.compile(r"not\s+move(?:\s+any\s+berries|\s+anything|\s+any)?|move\s+nothing|no\s+moves")
+REMOVE = re.compile(
+    r"(?:remove|take\s+out|take)\s+(?:the\s+|a\s+|my\s+)?dish\s+(?:on|at|of|from|with|made\s+of)\s+"
+    r"(?:squares?\s+)?(?P<squares>.+)"
+)
+REMOVE_NONE = re.compile(r"not\s+remove(?:\s+(?:a|any))?(?:\s+dish(?:es)?)?(?:\s+this\s+(?:round|turn))?|no\s+dish")
+CHOOSE = re.compile(
+    r"(?:(?:choose|pick|select|use|submit|serve|take|go\s+with)\s+)?(?:the\s+)?(?:dish\s+)?(?:number\s+|no\s+|#\s*)?"
+    rf"(?P<n>\d+|{'|'.join(k for k, v in NUMBERS.items() if v and k not in ('a', 'an'))})"
+)
+# What each phase takes: its action and its "nothing to do" forms (to name a sentence's own phase too).
+FORMS = {
+    Phase.GATHERING: (SEND, SEND_NONE),
+    Phase.PLACEMENT: (PLACE, PLACE_NONE),
+    Phase.SABOTAGE: (SABOTAGE, SABOTAGE_NONE),
+    Phase.MOVES: (MOVE, MOVE_NONE),
+    Phase.REMOVAL: (REMOVE, REMOVE_NONE),
+    Phase.FINAL_CHOICE: (CHOOSE, CHOOSE),
+}
 
 
-# Double quotes anywhere; single quotes only where they are not an apostrophe inside a word.
-QUOTES = re.compile(r"[\"“”„‟«»]|(?<![a-zA-Z])['‘’‚‛]|['‘’‚‛](?![a-zA-Z])")
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """A sentence saying there is nothing to do this phase."""
 
 
-def unquote(text: str) -> str:
-    """The message without its quotation marks (the rule text quotes its formats); apostrophes inside
-    words become a plain "'"."""
-    return re.sub(r"(?<=[a-zA-Z])[‘’‛](?=[a-zA-Z])", "'", QUOTES.sub(" ", text))
-
-
-def sentences(text: str) -> list[str]:
-    parts = (s.strip(" \t\r,") for s in re.split(r"[.;!\n]+", unquote(text)))
-    return [s for s in parts if s]
+Action = HarvesterSend | Placement | Move | tuple[str, ...] | ChooseDish | Pass
 
 
 def _berry(state: State, word: str, sentence: str) -> str:
@@ -90,81 +101,71 @@ def _berry(state: State, word: str, sentence: str) -> str:
     raise MalformedCommand(f"unknown berry {word!r} in {sentence!r}")
 
 
-def _square(word: str) -> str:
-    return square_name(square_index(word))
+def _square(word: str, sentence: str) -> str:
+    try:
+        return square_name(square_index(word.upper()))
+    except MalformedCommand as error:
+        raise MalformedCommand(f"{error} (in {sentence!r})") from None
 
 
-def _fail(sentence: str, phase: Phase) -> MalformedCommand:
-    return MalformedCommand(
-        f"not understood: {sentence!r}; in the {phase.value.replace('_', ' ')} phase write {EXAMPLES[phase]}"
+def _phase_words(phase: Phase) -> str:
+    return phase.value.replace("_", " ")
+
+
+def _elsewhere(phrase: Phrase, phase: Phase) -> MalformedCommand:
+    """Not a sentence of this phase: say which phase it belongs to, if any, and what this one takes."""
+    for other, (action, none) in FORMS.items():
+        if other is not phase and (action.fullmatch(phrase.words) or none.fullmatch(phrase.words)):
+            return MalformedCommand(
+                f"{phrase.original!r} belongs to the {_phase_words(other)} phase;"
+                f" in the {_phase_words(phase)} phase write {EXAMPLES[phase]}"
+            )
+    return NotUnderstood(
+        f"not understood: {phrase.original!r}; in the {_phase_words(phase)} phase write {EXAMPLES[phase]}"
     )
+
+
+def _reader(state: State) -> Callable[[Phrase], Action]:
+    phase = state.phase
+    action, none = FORMS[phase]
+
+    def read_action(phrase: Phrase) -> Action:
+        words, original = phrase.words, phrase.original
+        if phase is not Phase.FINAL_CHOICE and (words in PASS_WORDS or none.fullmatch(words)):
+            return Pass()
+        m = action.fullmatch(words)
+        if m is None or (phase is Phase.PLACEMENT and "sabotage" in words):
+            raise _elsewhere(phrase, phase)
+        if phase is Phase.GATHERING:
+            count = int(m["n"]) if m["n"].isdigit() else NUMBERS[m["n"]]
+            return HarvesterSend(_berry(state, m["berry"], original), count)
+        if phase in (Phase.PLACEMENT, Phase.SABOTAGE):
+            return Placement(_berry(state, m["berry"], original), _square(m["square"], original))
+        if phase is Phase.MOVES:
+            source, target = m["source"] or m["source2"], m["target"] or m["target2"]
+            return Move(_square(source, original), _square(target, original))
+        if phase is Phase.REMOVAL:
+            squares = [w for w in m["squares"].split() if w != "and"]
+            return tuple(_square(w, original) for w in squares)
+        return ChooseDish(int(m["n"]) if m["n"].isdigit() else NUMBERS[m["n"]])
+
+    return read_action
 
 
 def parse(state: State, text: str) -> Command:
     phase = state.phase
     if phase not in EXAMPLES:
         raise NotYourTurn("the match takes no submissions now")
-    parts = sentences(text)
-    if not parts:
+    readings = read(text, _reader(state), lambda actions: format_command(_command(phase, actions, text)))
+    if not readings:
         raise MalformedCommand(f"empty submission; write {EXAMPLES[phase]}")
-    actions: list[object] = []
-    passes: list[str] = []
-    for original in parts:
-        s = re.sub(r"\s+", " ", original.lower()).strip(" ,")
-        if s in PASS_WORDS and phase is not Phase.FINAL_CHOICE:
-            passes.append(original)
-            continue
-        if phase is Phase.GATHERING:
-            if SEND_NONE.match(s) or SEND_ZERO.match(s):
-                passes.append(original)
-                continue
-            m = SEND.match(s)
-            if not m:
-                raise _fail(original, phase)
-            count = int(m[1]) if m[1].isdigit() else NUMBERS[m[1]]
-            actions.append(HarvesterSend(_berry(state, m[2], original), count))
-        elif phase is Phase.PLACEMENT:
-            if PLACE_NONE.match(s):
-                passes.append(original)
-                continue
-            m = PLACE.match(s)
-            if not m or "sabotage" in s:
-                raise _fail(original, phase)
-            actions.append(Placement(_berry(state, m[1], original), _square(m[2])))
-        elif phase is Phase.SABOTAGE:
-            if SABOTAGE_NONE.match(s):
-                passes.append(original)
-                continue
-            m = SABOTAGE.match(s)
-            if not m:
-                raise _fail(original, phase)
-            actions.append(Placement(_berry(state, m[1], original), _square(m[2])))
-        elif phase is Phase.MOVES:
-            if MOVE_NONE.match(s):
-                passes.append(original)
-                continue
-            m = MOVE.match(s)
-            if not m:
-                raise _fail(original, phase)
-            actions.append(Move(_square(m[1]), _square(m[2])))
-        elif phase is Phase.REMOVAL:
-            if REMOVE_NONE.match(s):
-                passes.append(original)
-                continue
-            m = REMOVE.match(s)
-            if not m:
-                raise _fail(original, phase)
-            words = [w for w in re.split(r"[\s,]+|\band\b", m[1]) if w]
-            if not words or not all(re.fullmatch(SQUARE, w) for w in words):
-                raise _fail(original, phase)
-            actions.append(tuple(_square(w) for w in words))
-        else:
-            m = CHOOSE.match(s)
-            if not m:
-                raise _fail(original, phase)
-            actions.append(ChooseDish(int(m[1])))
-    if passes and actions:
+    passes = [r.original for r in readings if isinstance(r.order, Pass)]
+    if passes and len(passes) < len(readings):
         raise MalformedCommand(f"ambiguous: {passes[0]!r} says nothing to do, but other sentences do something")
+    return _command(phase, [r.order for r in readings if not isinstance(r.order, Pass)], text)
+
+
+def _command(phase: Phase, actions: list[Action], text: str) -> Command:
     if phase is Phase.GATHERING:
         return SendHarvesters(tuple(a for a in actions if isinstance(a, HarvesterSend)))
     if phase is Phase.PLACEMENT:

@@ -47,6 +47,8 @@ class Config:
     # Rules version 1 (LG-P4): each phase's deadline is its opening time plus its duration.
     grid: bool = True
     first_deadline_at: float | None = None
+    # Rules version 3 (LG-13): with a day's period the grid sits at noon UTC, the text's "usual time".
+    noon: bool = False
 
     def index(self, player: str) -> int:
         return self.players.index(player)
@@ -64,8 +66,9 @@ class Config:
         return self.rounds + 1
 
 
-def default_config(players: Sequence[str], grid: bool = True) -> dict[str, Json]:
-    """The defaults; `grid` False gives rules version 1's keys (no `first_deadline_at`)."""
+def default_config(players: Sequence[str], grid: bool = True, noon: bool = False) -> dict[str, Json]:
+    """The defaults; `grid` False gives rules version 1's keys (no `first_deadline_at`); `noon` (rules
+    version 3, LG-13) makes the first frame round last at least 48 h, to the next noon UTC."""
     config: dict[str, Json] = {
         "players": list(players),
         "starting_garnets": {p: DEFAULT_STARTING_GARNETS for p in players},
@@ -73,7 +76,7 @@ def default_config(players: Sequence[str], grid: bool = True) -> dict[str, Json]
         "frames": {name: list(spokes) for name, spokes in DEFAULT_FRAMES.items()},
         "tile_supply": {kind: 4 for kind in KINDS},
         "rounds": 15,
-        "first_frame_round_seconds": 54 * HOUR,
+        "first_frame_round_seconds": (48 if noon else 54) * HOUR,
         "frame_round_seconds": 24 * HOUR,
         "step_seconds": 24 * HOUR,
     }
@@ -111,7 +114,7 @@ def utc_seconds(value: Json, what: str = "first_deadline_at") -> float:
     return when.timestamp()
 
 
-def parse_config(raw: Mapping[str, Json], grid: bool = True) -> Config:
+def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False) -> Config:
     known = set(default_config([], grid))
     unknown = sorted(set(raw) - known)
     if unknown:
@@ -119,7 +122,7 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True) -> Config:
         raise InvalidConfig(f"unknown configuration keys: {', '.join(unknown)}{later}")
     if "players" not in raw:
         raise InvalidConfig("the configuration must name the players")
-    merged = default_config(list(raw["players"]) if isinstance(raw["players"], list) else [], grid)
+    merged = default_config(list(raw["players"]) if isinstance(raw["players"], list) else [], grid, noon)
     merged.update(raw)
     players = merged["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
@@ -178,4 +181,5 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True) -> Config:
         step_seconds=_seconds(merged["step_seconds"], "step_seconds"),
         grid=grid,
         first_deadline_at=None if merged.get("first_deadline_at") is None else utc_seconds(merged["first_deadline_at"]),
+        noon=noon,
     )

@@ -13,23 +13,29 @@ from engine.last_gathering.state import FRAMES, OVER, STEPS, PlayerState, State
 
 
 class LastGathering:
-    """Rules version 2 (the default): deadlines on the grid of LG-12. Rules version 1 (`lgp4_deadlines`):
-    each phase's deadline is its opening time plus its duration (LG-P4, withdrawn 2026-12-01); stored
-    matches of version 1 replay, verify and play on under it."""
+    """Rules version 3 (the default): LG-12's grid sits at noon UTC (LG-13): the first frame round ends at
+    the first noon UTC at least `first_frame_round_seconds` (48 h) after the start, when the period is a
+    day and the host gives no first deadline. Rules version 2: the same grid anchored at the start plus
+    `first_frame_round_seconds` (54 h). Rules version 1: each phase's deadline is its opening time plus
+    its duration (LG-P4, withdrawn 2026-12-01). Stored matches replay, verify and play on under the
+    version they recorded."""
 
     name = "last-gathering"
     command_types: tuple[type, ...] = COMMAND_TYPES
     default_seats = 4  # the rule text's game is for four shepherds
 
-    def __init__(self, lgp4_deadlines: bool = False) -> None:
-        self.grid = not lgp4_deadlines
-        self.rules_version = "2" if self.grid else "1"
+    def __init__(self, rules_version: str = "3") -> None:
+        if rules_version not in ("1", "2", "3"):
+            raise ValueError(f"The Last Gathering has no rules version {rules_version!r}")
+        self.rules_version = rules_version
+        self.grid = rules_version != "1"
+        self.noon = rules_version == "3"
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]:
-        return default_config(players, self.grid)
+        return default_config(players, self.grid, self.noon)
 
     def initial_state(self, config: Mapping[str, Json], seed: int) -> State:
-        parsed = parse_config(config, self.grid)
+        parsed = parse_config(config, self.grid, self.noon)
         return State(
             config=parsed,
             seed=seed,
@@ -108,5 +114,6 @@ class LastGathering:
 
 
 GAME = LastGathering()
-RULES_V1 = LastGathering(lgp4_deadlines=True)
-RULES_VERSIONS = {RULES_V1.rules_version: RULES_V1}
+RULES_V1 = LastGathering("1")
+RULES_V2 = LastGathering("2")
+RULES_VERSIONS = {RULES_V1.rules_version: RULES_V1, RULES_V2.rules_version: RULES_V2}

@@ -68,7 +68,18 @@ def start(state: State, ctx: Context) -> list[Event]:
                 f" {utc_text(ctx.now)}: give a later UTC time, or none for the start plus first_frame_round_seconds"
             )
         deadline = config.first_deadline_at  # LG-12: the host anchors the grid at a UTC time
+    elif config.noon and config.step_seconds == DAY:
+        deadline = first_noon_utc(deadline)  # LG-13: the text's "usual time"; a host's own period keeps LG-12's
     return [{"type": "frame_round_opened", "round": 1, "deadline": deadline}]
+
+
+DAY = 24 * 3600
+NOON = 12 * 3600
+
+
+def first_noon_utc(earliest: float) -> float:
+    """The first noon UTC at or after `earliest` (match-clock seconds are Unix seconds on a live server)."""
+    return NOON + math.ceil((earliest - NOON) / DAY) * DAY
 
 
 def utc_text(seconds: float) -> str:
@@ -151,12 +162,12 @@ def check(state: State, player: str, command: Submit) -> None:
                 raise RuleViolation(f"a bid of {bid.bid} is more than your {me.garnets} garnets", rule="Auction phase")
         return
     if command.frame_bid is not None:
-        raise RuleViolation("the frame auction is over; bids on frames are no longer taken", rule="LG-8")
+        raise RuleViolation(f"the frame auction is over; {_takes(state)}", rule="LG-8")
     tile_bid = command.tile_bid
     if tile_bid is not None:
         if not state.auction_open:
             raise RuleViolation(
-                f"step {state.step} has no tile auction: all {state.config.rounds} auctions are over",
+                f"step {state.step} has no tile auction: all {state.config.rounds} auctions are over; {_takes(state)}",
                 rule="LG-8",
             )
         if state.left(tile_bid.kind) <= 0:
@@ -181,7 +192,7 @@ def check(state: State, player: str, command: Submit) -> None:
     if placement is not None:
         if not state.placement_open:
             raise RuleViolation(
-                f"step {state.step} has no tile to place yet: the first auction has not been resolved",
+                f"step {state.step} has no tile to place yet: the first auction has not been resolved; {_takes(state)}",
                 rule="LG-8",
             )
         if me.board[spot_index(placement.spot)] is not None:
@@ -190,6 +201,13 @@ def check(state: State, player: str, command: Submit) -> None:
                 f" {', '.join(empty_spots(me.board))}",
                 rule="Placement phase",
             )
+
+
+def _takes(state: State) -> str:
+    """What the open step takes, for a refusal of an order it does not (LG-8)."""
+    orders = ["a tile bid ('bid 3 junction')"] if state.auction_open else []
+    orders += ["a placement ('place B3 rotate 90')"] if state.placement_open else []
+    return f"step {state.step} takes {', '.join(orders)} and 'end early'" if orders else "nothing is open"
 
 
 def decide(state: State, player: str, command: Submit, ctx: Context) -> list[Event]:

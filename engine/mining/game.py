@@ -60,19 +60,26 @@ class MiningGame:
         event: Event
         if state.phase == "setup":
             if not isinstance(command, Setup):
-                raise RuleViolation("the set-up is open: submit starting spaces, e.g. 'start b 3'", rule="Setup")
+                raise RuleViolation(
+                    "the set-up is open: it takes starting spaces ('start b 3' or 'Bully 3') and 'end early'",
+                    rule="MN-P8",
+                )
             for start in command.starts:
                 _check_letter(start.miner, ROLES, "miner")
             previous = state.pending_of(player)
             if command.only_end_early:
                 if not isinstance(previous, Setup):
-                    raise RuleViolation("submit your set-up before asking to end early", rule="LG-10")
+                    raise RuleViolation("submit your set-up before asking to end early", rule="MN-P10")
                 command = Setup(previous.starts, True)
             rules.check_setup(state, command)
             event = {"type": "setup_submitted", "player": player, **setup_json(command)}
         elif state.phase == "round":
             if not isinstance(command, Orders):
-                raise RuleViolation(f"round {state.round} is open: submit orders, e.g. 'move s 4'", rule="MN-1")
+                raise RuleViolation(
+                    f"round {state.round} is open: it takes orders ('move s 4', 'upgrade b r', 'bully 1')"
+                    " and 'end early'",
+                    rule="MN-1",
+                )
             for move in command.moves:
                 _check_letter(move.miner, ROLES, "miner")
             for upgrade in command.upgrades:
@@ -81,7 +88,7 @@ class MiningGame:
             previous = state.pending_of(player)
             if command.only_end_early:
                 if not isinstance(previous, Orders):
-                    raise RuleViolation("submit your orders before asking to end early", rule="LG-10")
+                    raise RuleViolation("submit your orders before asking to end early", rule="MN-P10")
                 command = Orders(previous.moves, previous.upgrades, previous.bully, True)
             rules.check_orders(state, state.player(player), command)
             event = {"type": "orders_submitted", "player": player, **orders_json(command)}

@@ -38,15 +38,15 @@ def check_setup(state: State, command: Setup) -> None:
     seen: dict[str, int] = {}
     for start in command.starts:
         if start.miner in seen:
-            raise RuleViolation(f"{ROLE_NAMES[start.miner]} is placed twice", rule="Setup")
+            raise RuleViolation(f"{ROLE_NAMES[start.miner]} is placed twice", rule="MN-P8")
         if not 1 <= start.space <= spaces:
-            raise RuleViolation(f"space {start.space} does not exist; spaces are 1 to {spaces}", rule="Setup")
+            raise RuleViolation(f"space {start.space} does not exist; spaces are 1 to {spaces}", rule="MN-P8")
         seen[start.miner] = start.space
     missing = [ROLE_NAMES[r] for r in ROLES if r not in seen]
     if missing:
-        raise RuleViolation(f"no starting space for {', '.join(missing)}: place all five miners", rule="Setup")
+        raise RuleViolation(f"no starting space for {', '.join(missing)}: place all five miners", rule="MN-P8")
     if len(set(seen.values())) != len(ROLES):
-        raise RuleViolation("each miner must start on a different space", rule="Setup")
+        raise RuleViolation("each miner must start on a different space", rule="MN-P8")
 
 
 # --- orders and upgrades ----------------------------------------------------------------------------
@@ -99,17 +99,17 @@ def check_orders(state: State, player: Player, command: Orders) -> None:
     given: dict[str, int] = {}
     for move in command.moves:
         if move.miner in given:
-            raise RuleViolation(f"two moves for the {ROLE_NAMES[move.miner]}", rule="Gameplay")
+            raise RuleViolation(f"two moves for the {ROLE_NAMES[move.miner]}", rule="MN-P9")
         given[move.miner] = move.steps
         top = MAX_STEPS[move.miner]
         if not 1 <= move.steps <= top:
             raise RuleViolation(
                 f"move {move.miner} {move.steps}: the {ROLE_NAMES[move.miner]} moves 1 to {top} spaces",
-                rule="Gameplay",
+                rule="MN-P9",
             )
     missing = [ROLE_NAMES[r] for r in ROLES if r not in given]
     if missing:
-        raise RuleViolation(f"no move for {', '.join(missing)}: every miner must move 1-3 (Scout 1-5)", "Gameplay")
+        raise RuleViolation(f"no move for {', '.join(missing)}: every miner must move 1-3 (Scout 1-5)", "MN-P9")
     seen = set()
     for upgrade in command.upgrades:
         key = (upgrade.miner, upgrade.crystal)
@@ -117,7 +117,7 @@ def check_orders(state: State, player: Player, command: Orders) -> None:
             raise RuleViolation(
                 f"the {ROLE_NAMES[upgrade.miner]}'s {TRAIT_NAMES[upgrade.crystal]} is upgraded twice; "
                 "each trait can be levelled at most once per round",
-                rule="Gameplay",
+                rule="MN-P9",
             )
         seen.add(key)
     plan_payments(player, command.upgrades)

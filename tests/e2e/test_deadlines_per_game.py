@@ -29,7 +29,8 @@ def test_last_gathering_missed_bid_and_placement_get_recorded_random_defaults_th
 ) -> None:
     client = server.client()
     match_id, host, tokens = seat(client, "last-gathering", ["a", "b", "c", "d"])
-    clock.advance(54 * 3600 + 1)  # nobody bid for a frame: every non-bidder gets a random frame
+    first = client.state(match_id, host).status.deadline  # LG-13: the first noon UTC 48 h or more on
+    clock.advance(first - clock.now() + 1)  # nobody bid for a frame: every non-bidder gets a random frame
     wait_until(lambda: game_events(client, match_id, host, "frame_round_resolved"), "the deadline applied")
     client.submit(match_id, tokens["a"], text="bid 1 junction")
     clock.advance(DAY + 1)

@@ -248,6 +248,27 @@ def test_ck6_the_dmo_wins_when_judge_one_is_tied_and_nobody_has_two() -> None:
     assert result["winner"] == B and result["decision"] == "dmo"
 
 
+def test_ck6_one_judge_to_none_with_judge_one_tied_goes_to_the_dmo() -> None:
+    """CK-6's last clause when the only judge won is not the first: ann wins judge two, judges one and
+    three are tied. Nobody has two judges and judge one has no winner, so the DMO (default: bob) wins, as
+    the text's tie-break reads ("in case of a tie, the winner of the first judge wins the match; in case
+    this is also a tie, the DMO wins"), although bob won no judge."""
+    assert final_decision(verdicts(None, A, None), [A, B], B)[:2] == (B, "dmo")
+    assert final_decision(verdicts(None, None, B), [A, B], A)[:2] == (A, "dmo")
+    judges = [
+        {"family": "size", "want": "small"},
+        {"family": "flavour", "want": "sweet"},
+        {"family": "flavour", "want": "dry"},
+    ]
+    m = match(first=[("Cheri", 4), ("Pecha", 4)], judges=judges)
+    both(m, "send 1 worker to Pecha", "send 1 worker to Cheri")
+    play_to_final_with(m, "place Pecha on A1", "place Cheri on A1")
+    result = GAME.results(m.state)
+    # size: 1 tile each, tied; sweet: Pecha 1/1 vs Cheri 0/1 -> ann; dry: 0/1 each, tied
+    assert [j["winner"] for j in result["judges"]] == [None, A, None]
+    assert result["winner"] == B and result["decision"] == "dmo"
+
+
 def test_ck6_judge_ones_winner_wins_when_nobody_has_two() -> None:
     """CK-6: judge one won by ann, judge two tied, judge three won by bob: ann wins."""
     judges = [

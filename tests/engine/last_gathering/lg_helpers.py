@@ -15,10 +15,10 @@ PLAYERS = ("Ann", "Bob", "Cy", "Di")
 ALL_SPOKES = frozenset(FRAME_SPOKES)
 
 
-def new_match(players: tuple[str, ...] = PLAYERS, seed: int = 1, **overrides: Any) -> LocalMatch:
+def new_match(players: tuple[str, ...] = PLAYERS, seed: int = 1, now: float = 0.0, **overrides: Any) -> LocalMatch:
     config = GAME.default_config(list(players))
     config.update(overrides)
-    return LocalMatch(GAME, config, seed)
+    return LocalMatch(GAME, config, seed, now=now)
 
 
 def frames_done(match: LocalMatch) -> LocalMatch:

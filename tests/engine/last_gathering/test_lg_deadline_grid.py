@@ -1,6 +1,10 @@
 """LG-12 (rules version 2): deadlines sit on a grid, the first frame deadline plus whole multiples of
 `step_seconds`; a phase opening at t ends at the first grid point at least one period after t.
-Rules version 1 keeps LG-P4 (opening time plus duration) for the matches stored under it."""
+Rules version 1 keeps LG-P4 (opening time plus duration) for the matches stored under it.
+
+The LG-12 tests play rules version 2, whose first frame deadline is the start plus 54 h as LG-12's
+examples read; rules version 3 (LG-13, the current rules) anchors the same grid at noon UTC, and its
+tests (test_lg_noon_grid.py) replay these examples from the text's own start, Thursday 06:00 UTC."""
 
 from __future__ import annotations
 
@@ -8,13 +12,13 @@ import random
 from datetime import UTC, datetime
 
 import pytest
-from lg_helpers import PLAYERS, everyone, last, new_match
+from lg_helpers import PLAYERS, everyone, last
 
 from engine import registry
 from engine.errors import InvalidConfig
 from engine.last_gathering import GAME, RULES_VERSIONS
 from engine.last_gathering.board import SPOTS
-from engine.last_gathering.game import RULES_V1
+from engine.last_gathering.game import RULES_V1, RULES_V2, LastGathering
 from engine.match import LocalMatch, fold
 
 HOUR = 3600
@@ -23,13 +27,14 @@ FRAMES_DONE = {p: f"bid 0 on frame {f}; end early" for p, f in zip(PLAYERS, ("F1
 STEP_1_DONE = {p: "bid 0 cross; end early" for p in PLAYERS}
 
 
-def played_to_step_2(game: object, frames_early_at: float | None, step_1_early_at: float) -> LocalMatch:
+def played_to_step_2(
+    game: LastGathering, frames_early_at: float | None, step_1_early_at: float, start: float = 0
+) -> LocalMatch:
     """Frames ended early at `frames_early_at` (None: run to the deadline at 54 h), step 1 ended early."""
-    config = GAME.default_config(list(PLAYERS)) if game is GAME else RULES_V1.default_config(list(PLAYERS))
-    match = LocalMatch(GAME if game is GAME else RULES_V1, config, 7)
+    match = LocalMatch(game, game.default_config(list(PLAYERS)), 7, now=start)
     if frames_early_at is None:
         match.submit_text("Ann", "bid 0 on frame F1")
-        match.advance(54 * HOUR)  # the others miss it and get random frames (LG-9)
+        match.advance(start + 54 * HOUR - match.now)  # the others miss it and get random frames (LG-9)
     else:
         match.now = frames_early_at
         everyone(match, FRAMES_DONE)
@@ -40,28 +45,29 @@ def played_to_step_2(game: object, frames_early_at: float | None, step_1_early_a
     return match
 
 
-def test_lg12_the_rules_version_is_2_and_version_1_stays_selectable() -> None:
-    assert GAME.rules_version == "2" and RULES_V1.rules_version == "1"
-    assert RULES_VERSIONS == {"1": RULES_V1}
+def test_lg12_lg13_the_rules_version_is_3_and_versions_1_and_2_stay_selectable() -> None:
+    assert (GAME.rules_version, RULES_V2.rules_version, RULES_V1.rules_version) == ("3", "2", "1")
+    assert RULES_VERSIONS == {"1": RULES_V1, "2": RULES_V2}
     assert registry.get_game("last-gathering") is GAME
-    assert registry.get_game("last-gathering", "2") is GAME
+    assert registry.get_game("last-gathering", "3") is GAME
+    assert registry.get_game("last-gathering", "2") is RULES_V2
     assert registry.get_game("last-gathering", "1") is RULES_V1
-    with pytest.raises(InvalidConfig, match="no rules version '3'.*1, 2"):
-        registry.get_game("last-gathering", "3")
+    with pytest.raises(InvalidConfig, match="no rules version '4'.*1, 2, 3"):
+        registry.get_game("last-gathering", "4")
 
 
 def test_lg12_without_early_ends_the_schedule_is_54_hours_then_every_24() -> None:
-    match = new_match()
+    match = LocalMatch(RULES_V2, RULES_V2.default_config(list(PLAYERS)), 1)
     deadlines = []
     while not match.finished:
-        deadlines.append(GAME.status(match.state).deadline)
+        deadlines.append(RULES_V2.status(match.state).deadline)
         match.expire()
     assert deadlines == [54 * HOUR + n * DAY for n in range(1 + 16)]  # the frame round, then steps 1..16
 
 
 def test_lg12_step_1_ended_early_at_55_hours_leaves_step_2_open_until_102_hours() -> None:
     """LG-12's first example: the frame round ran to its deadline at 54 h, step 1 ended early at 55 h."""
-    match = played_to_step_2(GAME, None, 55 * HOUR)
+    match = played_to_step_2(RULES_V2, None, 55 * HOUR)
     assert match.events[-1] == {"type": "step_opened", "step": 2, "deadline": 102 * HOUR}  # 47 h, not 24 h
     match.advance(79 * HOUR - match.now + 1)
     assert match.state.step == 2 and not last(match.events, "step_resolved")["bids"][0]["defaulted"]
@@ -81,7 +87,7 @@ def test_lg12_lgp4_rules_version_1_still_ends_that_step_2_at_79_hours() -> None:
 
 def test_lg12_a_frame_round_ended_early_at_1_hour_gives_step_1_until_30_hours() -> None:
     """LG-12's second example: the grid runs back from 54 h too (30 h, 6 h, ...)."""
-    match = new_match()
+    match = LocalMatch(RULES_V2, RULES_V2.default_config(list(PLAYERS)), 1)
     match.now = 1 * HOUR
     everyone(match, FRAMES_DONE)
     assert match.events[-1] == {"type": "step_opened", "step": 1, "deadline": 30 * HOUR}  # 29 h, not 25 h
@@ -99,13 +105,13 @@ def test_lg12_a_phase_is_never_shorter_than_one_period_nor_as_long_as_two() -> N
         period = chance.choice([10, 24 * HOUR, 7.5, 86400.25])
         first = chance.choice([period * 2.25, 54 * HOUR, 3 * period + 0.1])
         start = 1_000_000.123 * (trial % 3)
-        config = GAME.default_config(list(PLAYERS))
+        config = RULES_V2.default_config(list(PLAYERS))
         config.update(first_frame_round_seconds=first, frame_round_seconds=period, step_seconds=period)
-        match = LocalMatch(GAME, config, trial, now=start)
+        match = LocalMatch(RULES_V2, config, trial, now=start)
         anchor = start + first
-        assert GAME.status(match.state).deadline == anchor
+        assert RULES_V2.status(match.state).deadline == anchor
         while not match.finished:
-            deadline = GAME.status(match.state).deadline
+            deadline = RULES_V2.status(match.state).deadline
             assert deadline is not None
             opened = match.now
             if match.state.step >= 1 or match.state.frame_round > 1:  # every phase after the first
@@ -114,7 +120,7 @@ def test_lg12_a_phase_is_never_shorter_than_one_period_nor_as_long_as_two() -> N
                 assert abs(periods - round(periods)) < 1e-6, (trial, periods)
             if chance.random() < 0.5:
                 match.now = chance.uniform(opened, deadline)
-                acting = sorted(GAME.status(match.state).awaiting)
+                acting = sorted(RULES_V2.status(match.state).awaiting)
                 texts = {p: _everything(match, p) for p in acting}
                 everyone(match, texts)
             else:
@@ -197,5 +203,5 @@ def test_lg12_lgp4_a_stored_version_1_match_with_an_early_end_replays_and_plays_
     config = RULES_V1.default_config(list(PLAYERS))
     assert fold(RULES_V1, RULES_V1.initial_state(config, 7), v1.events) == v1.state
     assert [e["deadline"] for e in v1.events if "deadline" in e] == [54 * HOUR, 25 * HOUR, 50 * HOUR]
-    v2 = played_to_step_2(GAME, 1 * HOUR, 26 * HOUR)
+    v2 = played_to_step_2(RULES_V2, 1 * HOUR, 26 * HOUR)
     assert [e["deadline"] for e in v2.events if "deadline" in e] == [54 * HOUR, 30 * HOUR, 54 * HOUR]

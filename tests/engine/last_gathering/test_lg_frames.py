@@ -10,12 +10,13 @@ from engine.last_gathering import GAME
 HOUR = 3600
 
 
-def test_the_first_frame_round_lasts_54_hours_and_everyone_bids() -> None:
-    match = new_match()
-    assert match.events == [{"type": "frame_round_opened", "round": 1, "deadline": 54 * HOUR}]
+def test_the_first_frame_round_lasts_54_hours_from_the_texts_start_and_everyone_bids() -> None:
+    """The text's match opened on Thursday 06:00 UTC (1970-01-01 was a Thursday): Saturday noon, LG-13."""
+    match = new_match(now=6 * HOUR)
+    assert match.events == [{"type": "frame_round_opened", "round": 1, "deadline": 6 * HOUR + 54 * HOUR}]
     status = GAME.status(match.state)
     assert status.awaiting == frozenset(PLAYERS) and status.phase == "frame round 1"
-    assert status.deadline == 54 * HOUR and not status.binding
+    assert status.deadline == 60 * HOUR and not status.binding
 
 
 def test_lg8_a_sole_bidder_gets_the_frame_for_free() -> None:
@@ -35,12 +36,14 @@ def test_the_highest_frame_bid_pays_and_the_losers_bid_again_on_what_is_left() -
         match,
         {"Ann": "bid 3 on frame F2", "Bob": "bid 5 on frame F2", "Cy": "bid 1 on frame F3", "Di": "bid 0 on frame F4"},
     )
+    first = GAME.status(match.state).deadline
+    assert first is not None
     match.expire()
     resolved = last(match.events, "frame_round_resolved")
     assert {"player": "Bob", "frame": "F2", "paid": 5, "how": "highest bid"} in resolved["awards"]
     assert match.state.player("Bob").garnets == 15
     assert "Ann gets no frame and bids again on the frames left (rule text: Frame)" in resolved["trace"]
-    assert match.events[-1] == {"type": "frame_round_opened", "round": 2, "deadline": 54 * HOUR + 24 * HOUR}
+    assert match.events[-1] == {"type": "frame_round_opened", "round": 2, "deadline": first + 24 * HOUR}
     assert GAME.status(match.state).awaiting == {"Ann"}
     exc = refused(match, "Ann", "bid 1 on frame F2")
     assert "already taken" in str(exc) and "F1, F5, F6" in str(exc)

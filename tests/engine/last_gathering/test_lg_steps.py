@@ -53,8 +53,10 @@ def test_lg8_placement_r_overlaps_auction_r_plus_1() -> None:
     assert ann[spot_index("B3")] == PlacedTile("junction", 90, "B")  # the same tile, population included
     assert match.state.player("Cy").board[spot_index("D4")] == PlacedTile("junction", 270, "B")
     assert match.state.tile_to_place is not None and match.state.tile_to_place.kind == "cross"
-    # LG-12: everything ended early at 0; the grid is 54 h + whole days, so step 3 ends at 30 h
-    assert match.events[-1] == {"type": "step_opened", "step": 3, "deadline": 54 * 3600 - DAY}
+    # LG-12: everything ended early at 0; the grid is the first frame deadline + whole days (LG-13: noon
+    # UTC, 60 h after a start at midnight), so step 3 ends a day before it, at 36 h
+    assert match.events[0]["deadline"] == 60 * 3600
+    assert match.events[-1] == {"type": "step_opened", "step": 3, "deadline": 60 * 3600 - DAY}
 
 
 def test_an_occupied_spot_is_refused_with_no_event() -> None:
@@ -207,7 +209,7 @@ def test_the_default_configuration_holds_every_table_and_duration() -> None:
     assert config["starting_garnets"] == {p: 20 for p in PLAYERS}
     assert config["tile_supply"] == {"end": 4, "straight": 4, "bend": 4, "junction": 4, "cross": 4}
     assert config["rounds"] == 15 and len(config["frames"]) == 6  # type: ignore[arg-type]
-    assert config["first_frame_round_seconds"] == 54 * 3600 and config["step_seconds"] == DAY
+    assert config["first_frame_round_seconds"] == 48 * 3600 and config["step_seconds"] == DAY  # LG-13
     assert json.loads(json.dumps(config)) == config
 
 

@@ -8,8 +8,10 @@ import re
 import typing
 from pathlib import Path
 
+import pytest
 from mn_helpers import SETUP_A, new_match, play, player, state_with
 
+from engine.errors import RuleViolation
 from engine.mining import GAME, rules
 from engine.mining.commands import COMMAND_TYPES, Move, Orders, Setup, Start, Upgrade
 from engine.mining.state import Player
@@ -99,3 +101,45 @@ def test_typed_commands_round_trip_through_the_engine_codec():
     assert codec.from_json(GAME.command_types, codec.to_json(orders)) == orders
     setup = Setup((Start("b", 3),), True)
     assert codec.from_json(GAME.command_types, codec.to_json(setup)) == setup
+
+
+def _refusal(match: object, player: str, text: str) -> RuleViolation:
+    before = list(match.events)  # type: ignore[attr-defined]
+    with pytest.raises(RuleViolation) as refused:
+        match.submit_text(player, text)  # type: ignore[attr-defined]
+    assert match.events == before  # type: ignore[attr-defined]
+    return refused.value
+
+
+def test_mn_p8_a_set_up_is_checked_when_submitted_and_refusals_name_mn_p8():
+    match = new_match(players=("A", "B"))
+    for text, says in [
+        ("start b 1; start c 2", "no starting space for Prospector, Scout, Thief"),
+        ("start b 1; start c 1; start p 3; start s 4; start t 5", "different space"),
+        ("start b 1; start c 2; start p 3; start s 4; start t 99", "space 99 does not exist"),
+        ("move s 4", "the set-up is open"),
+    ]:
+        refused = _refusal(match, "A", text)
+        assert refused.rule == "MN-P8" and says in str(refused) and str(refused).endswith("(MN-P8)")
+
+
+def test_mn_p9_orders_are_checked_when_submitted_and_refusals_name_mn_p9():
+    match = new_match(players=("A", "B"))
+    for name in ("A", "B"):
+        match.submit_text(name, SETUP_A + "; end early")
+    for text, says in [
+        ("move b 1", "no move for Claimer, Prospector, Scout, Thief"),
+        ("move b 4; move c 1; move p 1; move s 1; move t 1", "the Bully moves 1 to 3 spaces"),
+        ("move b 1; move b 2; move c 1; move p 1; move s 1; move t 1", "two moves for the Bully"),
+        ("move b 1; move c 1; move p 1; move s 1; move t 1; upgrade b r; upgrade b red", "upgraded twice"),
+    ]:
+        refused = _refusal(match, "A", text)
+        assert refused.rule == "MN-P9" and says in str(refused), str(refused)
+
+
+def test_mn_p10_end_early_alone_needs_a_submission_and_the_refusal_names_mn_p10():
+    match = new_match(players=("A", "B"))
+    refused = _refusal(match, "A", "end early")
+    assert refused.rule == "MN-P10" and "submit your set-up before asking to end early" in str(refused)
+    match.submit_text("A", SETUP_A)
+    assert match.submit_text("A", "End early.")[0]["end_early"] is True  # keeps the set-up made
