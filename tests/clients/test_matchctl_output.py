@@ -60,8 +60,10 @@ def test_every_output_of_the_seeded_match_is_its_golden_file(played: dict[str, s
 def test_the_readable_board_shows_time_left_and_only_the_viewers_own_sealed_part(played: dict[str, str]) -> None:
     ann, bob, spectator = played["state-ann.txt"], played["state-bob.txt"], played["state-spectator.txt"]
     assert "time left: 225 s" in ann and "1000240" not in ann  # seconds left, not an epoch
-    assert "Ganlon" in ann.split("your part:")[1]  # ann's sealed harvesters are hers to see...
-    assert "Ganlon" not in bob and "Ganlon" not in spectator  # ...and no one else's
+    sealed = "submitted: I will send 2 workers to the Ganlon tree."
+    assert sealed in ann.split("your part:")[1]  # ann's sealed harvesters are hers to see...
+    assert "Ganlon tree" not in bob and "Ganlon tree" not in spectator  # ...and no one else's
+    assert "trees:     Ganlon 2" in bob and "trees:     Ganlon 2" in spectator  # (the trees are public)
     assert "as spectator" in spectator and "your part:" not in spectator
 
 
