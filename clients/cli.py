@@ -24,6 +24,7 @@ from clients.bots import get_bot
 from clients.cli_arena import cmd_bot, cmd_challenge, cmd_leaderboard, cmd_tournament, verify_tournament
 from clients.cli_names import (
     UsageError,
+    admin_hint,
     bots_for,
     check_bots,
     check_game,
@@ -68,7 +69,16 @@ def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, sort_keys=True))
 
 
+def _host_credential(args: argparse.Namespace, creds: Credentials, what: str) -> str:
+    """The admin token or a saved host key, for `what`; a refusal that says how to give one if neither."""
+    found = creds.host_credential(args.server, args.var)
+    if not found:
+        raise UsageError(f"{what} needs the admin token or a host key; {admin_hint(args.var)}")
+    return found
+
+
 def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    _host_credential(args, creds, "creating a match")
     reply = client.create(args.game, args.players.split(","), args.seed, read_config(args.config), private=args.private)
     creds.set_host(args.server, reply.match_id, reply.host_token)
     for seat in reply.invitations:
@@ -85,7 +95,10 @@ def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
     else:
         host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
         if host is None:
-            raise SystemExit("join needs --invitation CODE (from the host), or the host's token")
+            raise UsageError(
+                "join needs --invitation CODE (from the host), or the host's token (--token, or the one "
+                f"`matchctl create` saved), or the admin token or a host key; {admin_hint(args.var)}"
+            )
         if args.reissue and not args.yes:
             answer = input(f"give {args.player}'s seat a new token? Its current token stops working. [y/N] ")
             if answer.strip().lower() not in ("y", "yes"):
@@ -100,6 +113,11 @@ def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
 
 def cmd_invite(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
+    if host is None:
+        raise UsageError(
+            "invite needs the match's host token (--token, or the one `matchctl create` saved), or the admin "
+            f"token or a host key; {admin_hint(args.var)}"
+        )
     code = client.invite(args.match, args.player, host)
     creds.set_invitation(args.server, args.match, args.player, code)
     print(code)
@@ -108,6 +126,8 @@ def cmd_invite(args: argparse.Namespace, client: MatchClient, creds: Credentials
 
 def cmd_host_key(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     admin = creds.admin(args.server, args.var)
+    if admin is None:
+        raise UsageError(f"host-key {args.action} needs the admin token; {admin_hint(args.var)}")
     if args.action == "create":
         if not args.name:
             raise SystemExit("usage: matchctl host-key create NAME")
@@ -266,7 +286,9 @@ def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credenti
         if args.count is not None and args.count < 1:
             raise UsageError("--count must be at least 1")
         players = [f"bot{i + 1}" for i in range(args.count or DEFAULT_SEATS.get(args.game, 2))]
-    created = client.create(args.game, players, args.seed, read_config(args.config))
+    config = read_config(args.config)
+    _host_credential(args, creds, "play-bots (it creates a match)")
+    created = client.create(args.game, players, args.seed, config)
     creds.set_host(args.server, created.match_id, created.host_token)
     invitations = {seat.player: seat.invitation for seat in created.invitations}
     _keep(args, creds, created.match_id, created.receipt)
@@ -548,7 +570,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except grpc.RpcError as exc:
         arena = args.command in ARENA_COMMANDS or bool(getattr(args, "tournament", None))
-        print(f"matchctl: {rpc_error_line(exc, args.server, arena)}", file=sys.stderr)
+        admin = admin_hint(args.var) if _needs_admin(args) else None
+        print(f"matchctl: {rpc_error_line(exc, args.server, arena, admin)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -563,6 +586,17 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"matchctl: unexpected {type(exc).__name__}: {exc} (MATCHCTL_DEBUG=1 shows where)", file=sys.stderr)
         return 1
+
+
+def _needs_admin(args: argparse.Namespace) -> bool:
+    """Whether the command acts with the admin token or a host key (not a match's own token)."""
+    if args.command in ("create", "play-bots", "host-key", "list"):
+        return True
+    if args.command == "verify":
+        return bool(getattr(args, "all", False))
+    if args.command in ("join", "invite"):
+        return not getattr(args, "invitation", None) and not getattr(args, "token", None)
+    return False
 
 
 def _run(args: argparse.Namespace) -> int:

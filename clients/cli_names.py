@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 
 from clients.bots import BOTS
+from clients.credentials import admin_token_path
 from engine.registry import available
 
 PREFIX_DIGITS = 8  # a shorter prefix would too often name two matches
@@ -96,8 +97,19 @@ ARENA_TOKEN_HINT = "the admin token or a host key (`matchctl token admin|host-ke
 MATCH_TOKEN_HINT = "a token for this match: `matchctl join`, `matchctl token`, or --token"
 
 
-def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False) -> str:
-    """One line for a refused call, with a hint where one helps (`arena`: an arena command's credentials)."""
+def admin_hint(var_dir: str) -> str:
+    """How to give matchctl the admin token or a host key, naming the file it looked for."""
+    path = admin_token_path(var_dir).absolute()
+    return (
+        f"matchctl reads the admin token from the server's {path} (name the server's data folder with "
+        "--var DIR or MATCHSERVER_VAR), or save the admin token or a host key with `matchctl token admin "
+        "TOKEN` or `matchctl token host-key KEY`"
+    )
+
+
+def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False, admin: str | None = None) -> str:
+    """One line for a refused call, with a hint where one helps (`arena`: an arena command's credentials;
+    `admin`: the command needs the admin token or a host key, this the hint that says how to give one)."""
     code = exc.code()
     details = exc.details() or ""
     if code == grpc.StatusCode.UNAVAILABLE:
@@ -105,6 +117,8 @@ def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False) -> str:
         return f"no server answers at {server} ({why}); {CONNECT_HINT}"
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return f"the server at {server} did not answer in time; {CONNECT_HINT}"
+    if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED) and admin:
+        return f"{code.name}: {details} ({admin})"
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return f"{code.name}: {details} ({ARENA_TOKEN_HINT if arena else MATCH_TOKEN_HINT})"
     return f"{code.name}: {details}"

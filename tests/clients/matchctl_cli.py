@@ -17,9 +17,11 @@ class Ran:
     err: str
 
 
-def matchctl(server: ServerThread, *args: str) -> Ran:
-    """`matchctl --server ADDRESS --var VAR ARGS...` as a person types it (the server's own var/)."""
+def matchctl(server: ServerThread, *args: str, var: bool = True) -> Ran:
+    """`matchctl --server ADDRESS --var VAR ARGS...` as a person types it (the server's own var/; without
+    `var`, no --var: matchctl finds it, or not, by itself)."""
     out, err = io.StringIO(), io.StringIO()
+    given = ["--var", server.settings.var_dir] if var else []
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["--server", server.address, "--var", server.settings.var_dir, *args])
+        code = cli.main(["--server", server.address, *given, *args])
     return Ran(code, out.getvalue(), err.getvalue())
