@@ -84,6 +84,17 @@ def resolve_match(text: str, listed: Sequence[str]) -> str:
     raise UsageError(f"{text!r} names {len(matches)} matches ({', '.join(m[:12] for m in matches[:3])}...): give more")
 
 
+def check_match_id(text: str) -> str:
+    """A match id as given, unless it is a prefix too short to resolve: refused, saying so."""
+    digits = text.replace("-", "").lower()
+    if HEX.match(digits) is not None and len(digits) < PREFIX_DIGITS:  # (other text: the server says)
+        raise UsageError(
+            f"a match prefix needs {PREFIX_DIGITS} or more hex digits; {text!r} has {len(digits)} "
+            "(`matchctl list` shows the ids)"
+        )
+    return text
+
+
 def is_prefix(text: str) -> bool:
     """Whether `text` is a short match id worth resolving (a whole id, 32 hex digits, is used as given)."""
     digits = text.replace("-", "").lower()
