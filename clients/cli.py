@@ -735,6 +735,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `matchctl ... | head`: the reader has gone; nothing to say, nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (so the exit's flush cannot fail)
+        return 141
     except (GameError, OSError, ValueError, KeyError) as exc:
         if os.environ.get("MATCHCTL_DEBUG"):
             raise

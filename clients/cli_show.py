@@ -331,6 +331,13 @@ def results_lines(rows: Any) -> list[str]:
     return [f"{row.get('rank', '?')}. {row.get('player', '?')}  {_scalars(row, ('rank', 'player'))}" for row in rows]
 
 
+def cell(value: Any) -> str:
+    """A table cell as people read it: yes/no, not Python's True/False."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 def results_table(
     match_id: str, game: str, finished: bool, results: Mapping[str, Any], bots: Mapping[str, str]
 ) -> None:
@@ -353,7 +360,7 @@ def results_table(
         table.add_column(name, justify="right" if name not in ("player", "bot") else "left")
     for row in sorted(rows, key=lambda r: (r.get("rank", 0), str(r.get("player")))):
         player = str(row.get("player", "?"))
-        table.add_row(str(row.get("rank", "?")), player, bots.get(player, ""), *(str(row.get(c, "")) for c in columns))
+        table.add_row(str(row.get("rank", "?")), player, bots.get(player, ""), *(cell(row.get(c, "")) for c in columns))
     with out.capture() as captured:
         out.print(table)
     print("\n".join(line.rstrip() for line in captured.get().splitlines()))

@@ -85,3 +85,30 @@ def test_play_bots_names_the_winner_and_history_is_one_short_line_per_record(pla
     assert [int(line.split()[0]) for line in history] == list(range(1, len(history) + 1))
     assert all(len(line) <= 160 for line in history)
     assert played["watch.txt"].splitlines()[-1].split()[3] == "match_finished"  # and watch stopped there
+
+
+def test_the_results_table_says_yes_and_no(played: dict[str, str]) -> None:
+    table = played["play-bots.txt"]
+    assert "True" not in table and "False" not in table
+    assert " yes " in table and " no " in table  # mining's elimination_candidate column
+
+
+def test_a_reader_that_goes_away_gets_no_broken_pipe_message(tmp_path: Path) -> None:
+    """`matchctl history MATCH --json | head -c 100`: a whole mining match is far longer than a pipe holds,
+    so matchctl writes on after head has gone."""
+    import shlex
+    import subprocess
+    import sys
+
+    server = make_server(tmp_path)
+    try:
+        base = [sys.executable, "-m", "clients.cli", "--server", server.address, "--var", server.settings.var_dir]
+        played = subprocess.run([*base, "play-bots", "--game", "mining", "--seed", "1"], capture_output=True, text=True)
+        assert played.returncode == 0, played.stderr
+        match_id = played.stdout.split("match ", 1)[1].split(":", 1)[0]
+        command = " ".join(shlex.quote(a) for a in [*base, "history", match_id, "--json"]) + " | head -c 100"
+        done = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], capture_output=True, text=True)
+        assert len(done.stdout) == 100
+        assert done.stderr.strip() == "", done.stderr  # no "Broken pipe", no traceback (a progress bar: blank)
+    finally:
+        server.stop()
