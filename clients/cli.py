@@ -22,18 +22,21 @@ import grpc
 from clients import cli_show
 from clients.bots import get_bot
 from clients.cli_arena import (
+    as_json,
     cmd_bot,
     cmd_challenge,
     cmd_leaderboard,
     cmd_tournament,
-    verify_server_streams,
+    stream_checks,
     verify_tournament,
 )
 from clients.cli_names import (
     UsageError,
+    admin_hint,
     bots_for,
     check_bots,
     check_game,
+    check_match_id,
     check_players,
     is_prefix,
     read_config,
@@ -45,25 +48,54 @@ from clients.client import CleartextCredentialError, MatchClient, State
 from clients.credentials import Credentials, server_key
 from clients.play import BotSeat, play
 from engine.errors import GameError
+from engine.registry import get_game
 from matchserver.v1 import matchserver_pb2 as pb
 
 ARENA_COMMANDS = ("bot", "challenge", "tournament", "leaderboard")
 DEFAULT_SEATS = {"last-gathering": 4, "cookoff": 2, "mining": 5}
 
 
-def _token(args: argparse.Namespace, creds: Credentials, match_id: str) -> str | None:
+def _token(
+    args: argparse.Namespace, creds: Credentials, match_id: str, client: MatchClient | None = None
+) -> str | None:
     """The token for --as: a player's, 'host' (host or admin), 'spectator' (none); default host if known."""
     who = getattr(args, "as_", None)
     if getattr(args, "token", None):
         return str(args.token)
     if who == "spectator":
         return None
+    host = creds.host(args.server, match_id) or creds.admin(args.server, args.var)
     if who and who != "host":
         token = creds.player(args.server, match_id, who)
         if token is None:
-            raise SystemExit(f"no token for {who} on this match; run `matchctl join {match_id} {who}` first")
+            raise UsageError(_no_seat_token(args, creds, match_id, who, host, client))
         return token
-    return creds.host(args.server, match_id) or creds.admin(args.server, args.var)
+    return host
+
+
+def _no_seat_token(
+    args: argparse.Namespace,
+    creds: Credentials,
+    match_id: str,
+    who: str,
+    host: str | None,
+    client: MatchClient | None,
+) -> str:
+    """Why --as WHO has no token: WHO is not a seat of the match (naming the seats), or is one not joined here."""
+    seats: list[str] = []
+    if client is not None:
+        try:
+            seats = client.state(match_id, host).players
+        except grpc.RpcError:  # a private match, or none such: say what is known here
+            seats = []
+    if seats and who not in seats:
+        return f"{who} is not a player of this match ({', '.join(seats)}); --as takes a seat, host or spectator"
+    kept = sorted(creds.players(args.server, match_id))
+    here = f" (tokens kept here: {', '.join(kept)})" if kept else ""
+    return (
+        f"no token for {who} on this match kept in {creds.path}{here}: run `matchctl join {match_id} {who} "
+        f"--invitation CODE`, or `matchctl token player {match_id} {who} TOKEN` with the token you were given"
+    )
 
 
 def _keep(args: argparse.Namespace, creds: Credentials, match_id: str, receipt: pb.Receipt) -> None:
@@ -75,13 +107,59 @@ def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, sort_keys=True))
 
 
+def _record_json(event: pb.Event) -> dict[str, Any]:
+    """A record for programs: its place in the log and the record itself, parsed (as the caller may see it)."""
+    return {
+        "version": event.version,
+        "kind": event.kind,
+        "type": event.type,
+        "at": event.at,
+        "retracted": event.retracted,
+        "record": json.loads(event.json) if event.json else None,
+    }
+
+
+def _written_json(match_id: str, reply: Any, **more: Any) -> dict[str, Any]:
+    """A write's outcome for programs: the version it appended up to, the status after it, its events."""
+    return {
+        "match": match_id,
+        "version": reply.version,
+        "status": as_json(reply.status),
+        "events": [_record_json(event) for event in reply.events],
+        **more,
+    }
+
+
+def _host_credential(args: argparse.Namespace, creds: Credentials, what: str) -> str:
+    """The admin token or a saved host key, for `what`; a refusal that says how to give one if neither."""
+    found = creds.host_credential(args.server, args.var)
+    if not found:
+        raise UsageError(f"{what} needs the admin token or a host key; {admin_hint(args.var)}")
+    return found
+
+
 def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    _host_credential(args, creds, "creating a match")
     reply = client.create(args.game, args.players.split(","), args.seed, read_config(args.config), private=args.private)
     creds.set_host(args.server, reply.match_id, reply.host_token)
     for seat in reply.invitations:
         creds.set_invitation(args.server, reply.match_id, seat.player, seat.invitation)
-        print(f"invitation for {seat.player}: {seat.invitation}", file=sys.stderr)
+        if not args.json:
+            print(f"invitation for {seat.player}: {seat.invitation}", file=sys.stderr)
     _keep(args, creds, reply.match_id, reply.receipt)
+    if args.json:
+        invitations = {seat.player: seat.invitation for seat in reply.invitations}
+        _print_json(
+            {
+                "match": reply.match_id,
+                "game": args.game,
+                "version": reply.version,
+                "seed": reply.seed,
+                "invitations": invitations,
+                "host_token_saved_in": str(creds.path),
+            }
+        )
+        return 0
     print(reply.match_id)
     return 0
 
@@ -92,7 +170,10 @@ def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
     else:
         host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
         if host is None:
-            raise SystemExit("join needs --invitation CODE (from the host), or the host's token")
+            raise UsageError(
+                "join needs --invitation CODE (from the host), or the host's token (--token, or the one "
+                f"`matchctl create` saved), or the admin token or a host key; {admin_hint(args.var)}"
+            )
         if args.reissue and not args.yes:
             answer = input(f"give {args.player}'s seat a new token? Its current token stops working. [y/N] ")
             if answer.strip().lower() not in ("y", "yes"):
@@ -101,64 +182,114 @@ def cmd_join(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
         reply = client.join_match(args.match, args.player, host, reissue=args.reissue)
     creds.set_player(args.server, args.match, args.player, reply.player_token)
     _keep(args, creds, args.match, reply.receipt)
+    if args.json:
+        _print_json(
+            {
+                "match": args.match,
+                "player": args.player,
+                "player_token": reply.player_token,
+                "version": reply.version,
+                "saved_in": str(creds.path),
+            }
+        )
+        return 0
     print(f"joined {args.match} as {args.player}; token saved in {creds.path}")
+    if not args.invitation:  # the host filled the seat: the player needs the token from them
+        print(f"{args.player}'s seat token, to hand to {args.player} (`matchctl token player MATCH NAME TOKEN`):")
+        print(reply.player_token)
     return 0
 
 
 def cmd_invite(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     host = args.token or creds.host(args.server, args.match) or creds.host_credential(args.server, args.var)
+    if host is None:
+        raise UsageError(
+            "invite needs the match's host token (--token, or the one `matchctl create` saved), or the admin "
+            f"token or a host key; {admin_hint(args.var)}"
+        )
     code = client.invite(args.match, args.player, host)
     creds.set_invitation(args.server, args.match, args.player, code)
+    if args.json:
+        _print_json({"match": args.match, "player": args.player, "invitation": code})
+        return 0
     print(code)
     return 0
 
 
 def cmd_host_key(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     admin = creds.admin(args.server, args.var)
+    if admin is None:
+        raise UsageError(f"host-key {args.action} needs the admin token; {admin_hint(args.var)}")
     if args.action == "create":
         if not args.name:
-            raise SystemExit("usage: matchctl host-key create NAME")
+            raise UsageError("usage: matchctl host-key create NAME")
         reply = client.create_host_key(args.name, admin)
+        if args.json:
+            _print_json(as_json(reply))
+            return 0
         print(f"host key {reply.key.key_id} for {reply.key.name} (shown once; keep it secret):")
         print(reply.host_key)
     elif args.action == "list":
-        for key in client.list_host_keys(admin):
+        keys = client.list_host_keys(admin)
+        if args.json:
+            _print_json({"host_keys": [as_json(key) for key in keys]})
+            return 0
+        for key in keys:
             state = "revoked" if key.revoked else f"{key.live_matches} live matches"
             print(f"{key.key_id}  {key.name:20s} {state}")
     else:
         if not args.name:
-            raise SystemExit("usage: matchctl host-key revoke KEY_ID [--reason TEXT]")
+            raise UsageError("usage: matchctl host-key revoke KEY_ID [--reason TEXT]")
         key = client.revoke_host_key(args.name, args.reason, admin)
+        if args.json:
+            _print_json(as_json(key))
+            return 0
         print(f"revoked {key.key_id} ({key.name}); host tokens it issued keep working")
     return 0
 
 
 def cmd_submit(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     if token is None:
         raise UsageError("submit needs --as PLAYER (a joined player)")
     reply = client.submit(args.match, token, text=" ".join(args.text), player=args.as_ or "")
     _keep(args, creds, args.match, reply.receipt)
-    if args.json:
-        print(f"accepted at version {reply.version}; phase: {reply.status.phase}")
-        return 0
     state = client.state(args.match, token)
-    for line in submitted_lines(state, reply, args.as_ or state.viewer.removeprefix("player:")):
+    player = args.as_ or state.viewer.removeprefix("player:")
+    if args.json:
+        understood = understood_command(state.game, reply, player)
+        _print_json(
+            _written_json(
+                args.match,
+                reply,
+                player=player,
+                understood=None if understood is None else get_game(state.game).format(understood),
+                warning=unassigned_harvesters(state.view, understood),
+            )
+        )
+        return 0
+    for line in submitted_lines(state, reply, player):
         print(line)
     return 0
 
 
-def submitted_lines(state: State, reply: pb.SubmitResponse, player: str) -> list[str]:
-    """What the server understood (the canonical text), whether it is final, and a Cookoff warning."""
+def understood_command(game_name: str, reply: pb.SubmitResponse, player: str) -> Any:
+    """The command the server recorded for `player` in a submission's events (None: none recorded)."""
     from engine import codec
-    from engine.registry import get_game
 
-    game = get_game(state.game)
+    game = get_game(game_name)
     understood = None
     for event in reply.events:
         cause = json.loads(event.json).get("cause") or {} if event.json else {}
         if isinstance(cause, dict) and cause.get("actor") == player and "command" in cause:
             understood = codec.from_json(game.command_types, cause["command"])
+    return understood
+
+
+def submitted_lines(state: State, reply: pb.SubmitResponse, player: str) -> list[str]:
+    """What the server understood (the canonical text), whether it is final, and a Cookoff warning."""
+    game = get_game(state.game)
+    understood = understood_command(state.game, reply, player)
     lines = [f"accepted at version {reply.version}; phase: {reply.status.phase}"]
     if understood is not None:
         lines.append(f"understood as: {game.format(understood)}")
@@ -183,7 +314,7 @@ def unassigned_harvesters(view: dict[str, Any], command: Any) -> str | None:
 
 
 def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    state = client.state(args.match, _token(args, creds, args.match), args.at)
+    state = client.state(args.match, _token(args, creds, args.match, client), args.at)
     if not args.json:
         print(cli_show.state_board(state))
         return 0
@@ -205,33 +336,40 @@ def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials)
 
 
 def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    events = client.history(args.match, _token(args, creds, args.match))
+    events = client.history(args.match, _token(args, creds, args.match, client))
+    if args.json:
+        _print_json({"match": args.match, "records": [_record_json(event) for event in events]})
+        return 0
     start = cli_show.record_start(events[0]) if events else None
     for event in events:
-        if not args.json:
-            print(cli_show.record_line(event, start))
-            continue
-        mark = " (retracted)" if event.retracted else ""
-        print(f"{event.version:5d} {event.kind:8s} {event.type}{mark} {event.json}")
+        print(cli_show.record_line(event, start))
     return 0
 
 
 def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     try:
-        token = _token(args, creds, args.match)
+        token = _token(args, creds, args.match, client)
         now = client.state(args.match, token)
         if now.status.finished and args.from_version >= now.version:  # nothing more will ever come
             print(f"matchctl: the match is over (at version {now.version}); nothing to watch", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"match": args.match, "version": now.version, "finished": True}, sort_keys=True))
             return 0
         first = None if args.json else client.first_record(args.match, token)
         start = cli_show.record_start(first) if first is not None else None
         updates = client.subscribe(args.match, token, args.from_version, on_resume=_resumed)
         for update in updates:
             event = update.event
-            if args.json:
-                print(f"{event.version:5d} {event.kind:8s} {event.type} {event.json}", flush=True)
-            else:
-                print(cli_show.record_line(event, start), flush=True)
+            if args.json:  # one JSON document a line (JSON Lines): a program reads each as it comes
+                line = {**_record_json(event), "status": as_json(update.status) if update.view_json else None}
+                if update.HasField("rolled_back_to"):
+                    line["rolled_back_to"] = update.rolled_back_to
+                print(json.dumps(line, sort_keys=True), flush=True)
+                if update.status.finished:
+                    updates.cancel()
+                    return 0
+                continue
+            print(cli_show.record_line(event, start), flush=True)
             if update.HasField("rolled_back_to"):
                 print(f"      rolled back to {update.rolled_back_to}", flush=True)
             if update.status.finished:  # the match ended: nothing more will come
@@ -248,19 +386,26 @@ def _resumed(version: int, why: str) -> None:
 
 
 def cmd_list(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    for match in client.list_matches():
+    matches = client.list_matches()
+    if args.json:
+        _print_json({"matches": [as_json(match) for match in matches]})
+        return 0
+    for match in matches:
         state = "finished" if match.finished else match.phase
         print(f"{match.match_id}  {match.game:15s} v{match.version:<5d} {','.join(match.players)}  {state}")
     return 0
 
 
 def cmd_end_phase(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     if token is None:
-        raise SystemExit("ending a phase needs the host's token")
+        raise UsageError("ending a phase needs the host's token")
     seen = client.state(args.match, token)  # a repeated command then cannot end the next phase too
     reply = client.force_phase_end(args.match, token, args.reason, expected_version=seen.version)
     _keep(args, creds, args.match, reply.receipt)
+    if args.json:
+        _print_json(_written_json(args.match, reply, ended=seen.status.phase))
+        return 0
     print(f"{seen.status.phase} ended at version {reply.version}; now: {reply.status.phase}")
     return 0
 
@@ -273,7 +418,9 @@ def cmd_play_bots(args: argparse.Namespace, client: MatchClient, creds: Credenti
         if args.count is not None and args.count < 1:
             raise UsageError("--count must be at least 1")
         players = [f"bot{i + 1}" for i in range(args.count or DEFAULT_SEATS.get(args.game, 2))]
-    created = client.create(args.game, players, args.seed, read_config(args.config))
+    config = read_config(args.config)
+    _host_credential(args, creds, "play-bots (it creates a match)")
+    created = client.create(args.game, players, args.seed, config)
     creds.set_host(args.server, created.match_id, created.host_token)
     invitations = {seat.player: seat.invitation for seat in created.invitations}
     _keep(args, creds, created.match_id, created.receipt)
@@ -337,24 +484,26 @@ def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credent
     from engine.registry import get_game
     from engine.transcript import Step, write_script
 
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     events = client.history(args.match, token)
     records = [(event, json.loads(event.json)) for event in events]
     header = records[0][1]
     if "seed" not in header:
-        raise SystemExit("a transcript needs the host's view of the history (the seed); use the host token")
+        raise SystemExit("matchctl: a transcript needs the host's view of the history (the seed); use the host token")
     origin = header.get("origin")
     if origin:
-        raise SystemExit(
-            f"this match is a fork of {origin['match_id']} at version {origin['version']}: it starts from the "
-            "events it copied, which a transcript (played from a match's start) cannot hold, so it cannot replay it"
+        raise SystemExit(  # (SystemExit, exit 1: what tests/e2e/test_transcript_round_trip.py pins)
+            f"matchctl: this match is a fork of {origin['match_id']} at version {origin['version']}: it starts "
+            "from the events it copied, which a transcript (played from a match's start) cannot hold, so it "
+            "cannot replay it"
         )
     for event, record in records:
         # Any reopening counts, retracted or not: the draws after it come from its seed either way.
         if record["kind"] == "rollback" and record.get("reopen"):
             raise SystemExit(
-                f"this match was reopened with a new seed at version {event.version} (a rollback of the finished "
-                f"match to version {record['to']}): a transcript holds one seed, so it cannot replay this match; "
+                f"matchctl: this match was reopened with a new seed at version {event.version} (a rollback of "
+                f"the finished match to version {record['to']}): a transcript holds one seed, so it cannot "
+                "replay this match; "
                 f"`matchctl verify {args.match}` re-runs every recorded decision with the seed in force at it"
             )
     game = get_game(header["game"])
@@ -370,25 +519,32 @@ def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credent
             steps.append(
                 Step(record["at"] - start, cause["actor"], codec.from_json(game.command_types, cause["command"]))
             )
-    print(f"# game={game.name} seed={header['seed']} players={','.join(header['players'])}")
-    for line in write_script(game, steps):
+    first = f"# game={game.name} seed={header['seed']} players={','.join(header['players'])}"
+    lines = [first, *write_script(game, steps)]
+    if args.json:
+        _print_json(
+            {
+                "match": args.match,
+                "game": game.name,
+                "seed": header["seed"],
+                "players": header["players"],
+                "lines": lines,
+            }
+        )
+        return 0
+    for line in lines:
         print(line)
     return 0
 
 
 def cmd_audit(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    entries = client.audit(args.match, _token(args, creds, args.match), args.at)
+    entries = client.audit(args.match, _token(args, creds, args.match, client), args.at)
+    if args.json:
+        _print_json({"match": args.match, "entries": [as_json(entry) for entry in entries]})
+        return 0
     start = entries[0].at if entries else 0.0
     for entry in entries:
-        if not args.json:
-            print("\n".join(cli_show.audit_lines(entry, start)))
-            continue
-        mark = " [retracted]" if entry.retracted else ""
-        who = f" by {entry.actor}" if entry.actor else ""
-        said = f": {entry.input}" if entry.input else ""
-        print(f"v{entry.version} {entry.type or entry.kind}{who}{said}{mark}")
-        for line in entry.lines:
-            print(f"    {line}")
+        print("\n".join(cli_show.audit_lines(entry, start)))
     return 0
 
 
@@ -397,21 +553,32 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
         if args.all or args.match:
             raise UsageError("verify takes MATCH, --all or --tournament T, one of them")
         return verify_tournament(args, client)
+    if not (args.all or args.match or args.identities or args.arena):
+        raise UsageError("verify needs MATCH, --all, --identities or --arena")
     failures = 0
+    reports: list[dict[str, Any]] = []
+    streams: list[dict[str, Any]] = []
     if args.all or args.identities or args.arena:  # the server's own streams (admin token)
-        failures += verify_server_streams(client, args.all or args.identities, args.all or args.arena)
+        for stream in stream_checks(client, args.all or args.identities, args.all or args.arena):
+            failures += not stream.ok
+            if args.json:
+                streams.append(as_json(stream))
+            elif stream.ok:
+                print(f"{stream.name}: OK, {stream.version} records, keyed chain holds", flush=True)
+            else:
+                print(f"{stream.name}: BROKEN at record {stream.first_bad_version}: {stream.problem}", flush=True)
     if args.all:
         ids = [match.match_id for match in client.list_matches()]
-    elif args.match:
-        ids = [args.match]
-    elif args.identities or args.arena:
-        return 0 if failures == 0 else 1
     else:
-        raise SystemExit("verify needs MATCH, --all, --identities or --arena")
+        ids = [args.match] if args.match else []
     for index, match_id in enumerate(cli_show.progress(ids, "verifying"), start=1):
-        token = _token(args, creds, match_id)
+        token = _token(args, creds, match_id, client)
         kept = [pb.Receipt(**receipt) for receipt in creds.receipts(args.server, match_id)] if args.receipts else []
         report = client.verify(match_id, token, kept)
+        if args.json:
+            reports.append({"match": match_id, "receipts_kept": len(kept), **as_json(report)})
+            failures += not report.ok
+            continue
         prefix = f"[{index}/{len(ids)}] {match_id}"
         if report.ok:
             held = f", {report.receipts_checked} receipts held" if args.receipts else ""
@@ -434,13 +601,18 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
             print(f"    recorded:   {report.recorded_json}")
         if report.recomputed_json:
             print(f"    recomputed: {report.recomputed_json}")
+    if args.json:
+        document: dict[str, Any] = {"ok": failures == 0, "reports": reports}
+        if streams:
+            document["streams"] = streams
+        _print_json(document)
     return 0 if failures == 0 else 1
 
 
 def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     if token is None:
-        raise SystemExit(f"{args.command} needs the host's token")
+        raise UsageError(f"{args.command} needs the host's token")
     seen = None
     if args.command in ("extend", "settle"):  # they act on a phase: a repeated command must not act twice
         seen = client.state(args.match, token).version
@@ -448,6 +620,9 @@ def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Creden
         args.match, token, args.command, args.reason, getattr(args, "seconds", 0.0), expected_version=seen
     )
     _keep(args, creds, args.match, reply.receipt)
+    if args.json:
+        _print_json(_written_json(args.match, reply, action=args.command))
+        return 0
     print(f"{args.command}: recorded as version {reply.version}; phase: {reply.status.phase}")
     return 0
 
@@ -463,9 +638,12 @@ def cmd_token(args: argparse.Namespace, creds: Credentials) -> int:
     elif args.role == "player" and len(args.values) == 3:
         creds.set_player(args.server, args.values[0], args.values[1], args.values[2])
     else:
-        raise SystemExit(
+        raise UsageError(
             "usage: matchctl token admin TOKEN | host-key KEY | host MATCH TOKEN | player MATCH NAME TOKEN"
         )
+    if args.json:
+        _print_json({"saved": args.role, "path": str(creds.path)})
+        return 0
     print(f"saved the {args.role} token in {creds.path}")
     return 0
 
@@ -473,28 +651,39 @@ def cmd_token(args: argparse.Namespace, creds: Credentials) -> int:
 def cmd_picture(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     from pictures import render_svg
 
-    state = client.state(args.match, _token(args, creds, args.match), args.at)
-    sys.stdout.write(render_svg(state.game, state.view))
+    state = client.state(args.match, _token(args, creds, args.match, client), args.at)
+    svg = render_svg(state.game, state.view)
+    if args.json:
+        _print_json({"match": state.match_id, "version": state.version, "viewer": state.viewer, "svg": svg})
+        return 0
+    sys.stdout.write(svg)
     return 0
 
 
 def cmd_replay(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
     from clients.replay import replay_from_server
 
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     who = "spectator" if token is None else (args.as_ or "host")
-    sys.stdout.write(replay_from_server(client, args.match, token, who, cli_show.progress))
+    page = replay_from_server(client, args.match, token, who, cli_show.progress)
+    if args.json:
+        _print_json({"match": args.match, "viewer": who, "html": page})
+        return 0
+    sys.stdout.write(page)
     return 0
 
 
 def cmd_rollback(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     if token is None:
-        raise SystemExit("a rollback needs the host's token")
+        raise UsageError("a rollback needs the host's token")
     reply = client.rollback(args.match, token, args.to, args.reason, reopen=args.reopen)
     _keep(args, creds, args.match, reply.receipt)
-    print(f"rolled back to version {args.to} (recorded as version {reply.version}); now: {reply.status.phase}")
     state = client.state(args.match, token)  # the restored clock, stopped until the host resumes
+    if args.json:
+        _print_json(_written_json(args.match, reply, to=args.to, clock=state.clock, paused=state.status.paused))
+        return 0
+    print(f"rolled back to version {args.to} (recorded as version {reply.version}); now: {reply.status.phase}")
     print(f"match clock {_clock_text(state.clock)}", end="")
     if state.status.HasField("deadline"):
         left = state.status.deadline - state.clock
@@ -508,12 +697,15 @@ def _clock_text(seconds: float) -> str:
 
 
 def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    token = _token(args, creds, args.match)
+    token = _token(args, creds, args.match, client)
     if token is None:
-        raise SystemExit("a fork needs the host's token")
+        raise UsageError("a fork needs the host's token")
     reply = client.fork(args.match, token, args.at, args.reason)
     creds.set_host(args.server, reply.match_id, reply.host_token)
     _keep(args, creds, reply.match_id, reply.receipt)
+    if args.json:
+        _print_json({"match": reply.match_id, "forked_from": args.match, "at": args.at, "version": reply.version})
+        return 0
     print(reply.match_id)
     return 0
 
@@ -560,10 +752,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except grpc.RpcError as exc:
         arena = args.command in ARENA_COMMANDS or bool(getattr(args, "tournament", None))
-        print(f"matchctl: {rpc_error_line(exc, args.server, arena)}", file=sys.stderr)
+        admin = admin_hint(args.var) if _needs_admin(args) else None
+        print(f"matchctl: {rpc_error_line(exc, args.server, arena, admin)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `matchctl ... | head`: the reader has gone; nothing to say, nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (so the exit's flush cannot fail)
+        return 141
     except (GameError, OSError, ValueError, KeyError) as exc:
         if os.environ.get("MATCHCTL_DEBUG"):
             raise
@@ -575,6 +771,17 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"matchctl: unexpected {type(exc).__name__}: {exc} (MATCHCTL_DEBUG=1 shows where)", file=sys.stderr)
         return 1
+
+
+def _needs_admin(args: argparse.Namespace) -> bool:
+    """Whether the command acts with the admin token or a host key (not a match's own token)."""
+    if args.command in ("create", "play-bots", "host-key", "list"):
+        return True
+    if args.command == "verify":
+        return bool(getattr(args, "all", False))
+    if args.command in ("join", "invite"):
+        return not getattr(args, "invitation", None) and not getattr(args, "token", None)
+    return False
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -591,8 +798,10 @@ def _run(args: argparse.Namespace) -> int:
     with MatchClient(
         args.server, tls=args.tls, ca=ca, insecure=args.insecure, host_credential=host_credential
     ) as client:
-        if getattr(args, "match", None) and is_prefix(args.match):
-            args.match = resolve_match(args.match, _own_matches(args, client, creds))
+        if getattr(args, "match", None):
+            check_match_id(args.match)
+            if is_prefix(args.match):
+                args.match = resolve_match(args.match, _own_matches(args, client, creds))
         return COMMANDS[args.command](args, client, creds)
 
 

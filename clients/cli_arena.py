@@ -215,16 +215,9 @@ def verify_tournament(args: argparse.Namespace, client: MatchClient) -> int:
     return 0 if report.ok else 1
 
 
-def verify_server_streams(client: MatchClient, identities: bool, arena: bool) -> int:
-    """Print the check of the server's own streams (admin token); returns how many do not hold."""
-    failures = 0
-    for stream in client.verify_server_streams(identities=identities, arena=arena).streams:
-        if stream.ok:
-            print(f"{stream.name}: OK, {stream.version} records, keyed chain holds", flush=True)
-        else:
-            failures += 1
-            print(f"{stream.name}: BROKEN at record {stream.first_bad_version}: {stream.problem}", flush=True)
-    return failures
+def stream_checks(client: MatchClient, identities: bool, arena: bool) -> list[Any]:
+    """The check of the server's own streams' hash chains (admin token): one StreamCheck a stream."""
+    return list(client.verify_server_streams(identities=identities, arena=arena).streams)
 
 
 def cmd_leaderboard(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:

@@ -19,6 +19,7 @@ EXAMPLES: dict[str, list[str]] = {
     "transcript": ["matchctl transcript MATCH > match.txt"],
     "pause": ['matchctl pause MATCH --reason "a break"'],
     "resume": ["matchctl resume MATCH"],
+    "start": ['matchctl start MATCH --reason "carl joins later"'],
     "extend": ["matchctl extend MATCH --seconds 60"],
     "cancel": ['matchctl cancel MATCH --reason "created by mistake"'],
     "audit": ["matchctl audit MATCH --at 40"],

@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 
 from clients.bots import BOTS
+from clients.credentials import admin_token_path
 from engine.registry import available
 
 PREFIX_DIGITS = 8  # a shorter prefix would too often name two matches
@@ -83,6 +84,17 @@ def resolve_match(text: str, listed: Sequence[str]) -> str:
     raise UsageError(f"{text!r} names {len(matches)} matches ({', '.join(m[:12] for m in matches[:3])}...): give more")
 
 
+def check_match_id(text: str) -> str:
+    """A match id as given, unless it is a prefix too short to resolve: refused, saying so."""
+    digits = text.replace("-", "").lower()
+    if HEX.match(digits) is not None and len(digits) < PREFIX_DIGITS:  # (other text: the server says)
+        raise UsageError(
+            f"a match prefix needs {PREFIX_DIGITS} or more hex digits; {text!r} has {len(digits)} "
+            "(`matchctl list` shows the ids)"
+        )
+    return text
+
+
 def is_prefix(text: str) -> bool:
     """Whether `text` is a short match id worth resolving (a whole id, 32 hex digits, is used as given)."""
     digits = text.replace("-", "").lower()
@@ -96,8 +108,19 @@ ARENA_TOKEN_HINT = "the admin token or a host key (`matchctl token admin|host-ke
 MATCH_TOKEN_HINT = "a token for this match: `matchctl join`, `matchctl token`, or --token"
 
 
-def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False) -> str:
-    """One line for a refused call, with a hint where one helps (`arena`: an arena command's credentials)."""
+def admin_hint(var_dir: str) -> str:
+    """How to give matchctl the admin token or a host key, naming the file it looked for."""
+    path = admin_token_path(var_dir).absolute()
+    return (
+        f"matchctl reads the admin token from the server's {path} (name the server's data folder with "
+        "--var DIR or MATCHSERVER_VAR), or save the admin token or a host key with `matchctl token admin "
+        "TOKEN` or `matchctl token host-key KEY`"
+    )
+
+
+def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False, admin: str | None = None) -> str:
+    """One line for a refused call, with a hint where one helps (`arena`: an arena command's credentials;
+    `admin`: the command needs the admin token or a host key, this the hint that says how to give one)."""
     code = exc.code()
     details = exc.details() or ""
     if code == grpc.StatusCode.UNAVAILABLE:
@@ -105,6 +128,8 @@ def rpc_error_line(exc: grpc.RpcError, server: str, arena: bool = False) -> str:
         return f"no server answers at {server} ({why}); {CONNECT_HINT}"
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return f"the server at {server} did not answer in time; {CONNECT_HINT}"
+    if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED) and admin:
+        return f"{code.name}: {details} ({admin})"
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return f"{code.name}: {details} ({ARENA_TOKEN_HINT if arena else MATCH_TOKEN_HINT})"
     return f"{code.name}: {details}"

@@ -13,6 +13,8 @@ from clients.cli_help import examples, overview
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_VARIABLE = "MATCHCTL_SERVER"
+VAR_VARIABLE = "MATCHSERVER_VAR"  # the server's own setting (server/main.py): one export serves both
+DEFAULT_VAR = "var"
 
 
 def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
@@ -24,7 +26,14 @@ def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
 
     server = os.environ.get(SERVER_VARIABLE) or DEFAULT_SERVER
     parser.add_argument("--server", default=default(server), help=f"host:port of the server (${SERVER_VARIABLE})")
-    parser.add_argument("--var", default=default("var"), help="the server's data folder, for its admin token")
+    var = os.environ.get(VAR_VARIABLE) or DEFAULT_VAR
+    parser.add_argument(
+        "--var",
+        metavar="DIR",
+        default=default(var),
+        help=f"the server's data folder, where it keeps admin.token (${VAR_VARIABLE}, as the server reads it; "
+        f"default ./{DEFAULT_VAR})",
+    )
     parser.add_argument("--tls", action="store_true", default=default(False), help="connect with TLS")
     parser.add_argument("--ca", default=default(None), help="PEM file of the authority to trust (implies --tls)")
     parser.add_argument(

@@ -1,7 +1,8 @@
 """The local credentials file of `matchctl`: the admin, host and player tokens it was given or made.
 
 Default `~/.config/matchctl/credentials.json` (or $MATCHCTL_CREDENTIALS), readable by its owner only.
-The server's admin token is also read from the server's `var/admin.token` when it is on this machine.
+The server's admin token is also read from the server's `VAR/admin.token` when it is on this machine (VAR:
+matchctl's --var, else $MATCHSERVER_VAR as the server reads it, else ./var).
 Entries are keyed by server address; the loopback names of one port (`localhost`, `127.0.0.1`, `[::1]`)
 are one server, kept under `127.0.0.1:PORT` (a file written under several of them is merged on reading).
 It also keeps the receipts of the writes it made (per server and match): `matchctl verify MATCH
@@ -17,6 +18,7 @@ from typing import Any
 
 RECEIPTS_KEPT = 50  # per match: the latest prove the most (a receipt binds every record before it)
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
+ADMIN_TOKEN_FILE = "admin.token"
 
 
 def server_key(server: str) -> str:
@@ -50,6 +52,11 @@ def merged_by_server(data: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = entry
     return out
+
+
+def admin_token_path(var_dir: str) -> Path:
+    """Where a server started with `--var var_dir` keeps its admin token (server/app.py admin_token)."""
+    return Path(var_dir) / ADMIN_TOKEN_FILE
 
 
 def default_path() -> Path:
@@ -92,11 +99,15 @@ class Credentials:
         return dict(self._match(server, match_id)["players"])
 
     def admin(self, server: str, var_dir: str = "var") -> str | None:
+        """The admin token saved for `server`, else the one the server wrote in `var_dir` (its --var)."""
         stored = self.data.get(server_key(server), {}).get("admin")
         if stored:
             return str(stored)
-        path = Path(var_dir) / "admin.token"
-        return path.read_text().strip() if path.exists() else None
+        path = admin_token_path(var_dir)
+        try:
+            return path.read_text().strip() or None
+        except OSError:  # none there, or not ours to read (the server's folder is 0700)
+            return None
 
     def set_admin(self, server: str, token: str) -> None:
         self.data.setdefault(server_key(server), {})["admin"] = token

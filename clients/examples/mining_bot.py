@@ -1,11 +1,16 @@
 """A mining bot using only the generated stubs (matchserver.v1) and the standard library.
 
-    MATCH_TOKEN=SEAT_TOKEN python mining_bot.py 127.0.0.1:50051 MATCH_ID PLAYER
+    MATCH_TOKEN=SEAT_TOKEN .venv/bin/python clients/examples/mining_bot.py 127.0.0.1:50051 MATCH_ID PLAYER
+
+(from the repository, with its venv; or `python3 mining_bot.py ...` anywhere the client wheel is
+installed with its dependencies: `pip install dist/matchserver_client-*.whl`, docs/BOTS.md). It prints a
+line once connected, one per submission, and stops at the match's end or on Ctrl-C (exit 0).
 
 Every miner heads for the richest pile within its reach; each submission ends with `end early`, so
 the phase resolves as soon as every player has submitted (docs/BOTS.md).
 """
 
+import argparse
 import json
 import os
 import sys
@@ -39,10 +44,12 @@ def owes(status: pb.Status, me: str) -> bool:
     return not status.finished and me in status.awaiting and me not in status.submitted
 
 
-def main() -> None:
-    server, match, me = sys.argv[1:4]  # the seat's token comes in MATCH_TOKEN, out of the process list
-    auth = (("authorization", f"Bearer {os.environ['MATCH_TOKEN']}"),)
-    stub = pb_grpc.MatchServiceStub(grpc.insecure_channel(server))  # a loopback server: TLS is not needed
+def play(server: str, match: str, me: str, token: str) -> None:
+    auth = (("authorization", f"Bearer {token}"),)
+    channel = grpc.insecure_channel(server)  # a loopback server: TLS is not needed
+    grpc.channel_ready_future(channel).result(timeout=60)
+    print(f"{me}: connected to {server}; playing match {match}", flush=True)
+    stub = pb_grpc.MatchServiceStub(channel)
     accepted = 0  # the version of our last accepted submission: older updates show the match before it
     for update in stub.Subscribe(pb.SubscribeRequest(match_id=match, from_version=0), metadata=auth):
         if not update.view_json or update.event.version <= accepted:
@@ -66,5 +73,23 @@ def main() -> None:
             return
 
 
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("server", help="HOST:PORT")
+    parser.add_argument("match", help="the match id")
+    parser.add_argument("player", help="your seat; its token comes in MATCH_TOKEN, out of the process list")
+    args = parser.parse_args()
+    if not os.environ.get("MATCH_TOKEN"):
+        parser.error("set MATCH_TOKEN to your seat's token")
+    try:
+        play(args.server, args.match, args.player, os.environ["MATCH_TOKEN"])
+    except grpc.FutureTimeoutError:
+        print(f"{args.player}: no server answers at {args.server}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # Ctrl-C: stop where it is (the match goes on without this seat)
+        print(f"{args.player}: stopped", file=sys.stderr)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -7,6 +7,7 @@ test's ManualClock).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -43,7 +44,7 @@ def outputs(run: Run, advance: Callable[[float], None]) -> dict[str, str]:
     mining_json = run(["play-bots", "--game", "mining", "--seed", "1"], True)
     out["play-bots.txt"], out["play-bots.json.txt"] = mining, mining_json
     finished = MATCH_ID.findall(mining_json)[0]
-    last = len(run(["history", finished], True).splitlines())  # --json: one line per record
+    last = len(json.loads(run(["history", finished], True))["records"])
     tail = ["--as", "spectator", "--from", str(last - 3), "--until-finished"]  # the end of the match
     out["watch.txt"] = run(["watch", finished, *tail], False)
     out["watch.json.txt"] = run(["watch", finished, *tail], True)

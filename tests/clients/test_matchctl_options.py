@@ -109,8 +109,11 @@ def test_a_match_is_named_by_a_unique_prefix_of_eight_hex_digits(
     match_id = capsys.readouterr().out.strip()
     assert cli.main([*base, "state", match_id[:8], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["match"] == match_id
-    assert cli.main([*base, "state", match_id[:7]]) == 1  # too short to resolve: sent as given, and not found
-    assert "matchctl: INVALID_ARGUMENT" in capsys.readouterr().err
+    assert cli.main([*base, "state", match_id[:7]]) == 2  # too short to resolve: said so, nothing sent
+    assert "matchctl: a match prefix needs 8 or more hex digits; " in capsys.readouterr().err
+    assert cli.main([*base, "state", match_id[:6], "--as", "ann"]) == 2  # not "join first"
+    err = capsys.readouterr().err
+    assert "a match prefix needs 8 or more hex digits" in err and "join" not in err
     other = "0" * 8 if not match_id.startswith("0") else "f" * 8
     assert cli.main([*base, "state", other]) == 2
     assert f"no match of yours starts with '{other}'" in capsys.readouterr().err
@@ -155,3 +158,38 @@ def test_the_board_says_when_the_match_is_paused(server: ServerThread, capsys: p
     assert cli.main([*base, "state", match_id]) == 0
     board = capsys.readouterr().out
     assert "(the clock is stopped: paused)" in board and "awaiting:  ann, bob" in board
+
+
+def test_as_a_name_that_is_no_seat_says_so_and_names_the_seats(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--server", server.address, "--var", server.settings.var_dir]
+    assert cli.main([*base, "create", "duel", "--players", "ann,bob"]) == 0
+    match_id = capsys.readouterr().out.strip()
+    assert cli.main([*base, "state", match_id, "--as", "carl"]) == 2
+    err = capsys.readouterr().err
+    assert err == "matchctl: carl is not a player of this match (ann, bob); --as takes a seat, host or spectator\n"
+    assert cli.main([*base, "state", match_id, "--as", "ann"]) == 2  # a seat, but not joined here
+    err = capsys.readouterr().err
+    assert err.startswith("matchctl: no token for ann on this match") and "--invitation CODE" in err, err
+    assert "matchctl token player" in err and "[" not in err  # no Python list in a message
+
+
+def test_every_refusal_is_one_line_with_the_matchctl_prefix(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--server", server.address, "--var", server.settings.var_dir]
+    assert cli.main([*base, "create", "duel", "--players", "ann,bob"]) == 0
+    match_id = capsys.readouterr().out.strip()
+    for argv in (
+        ["verify"],
+        ["token", "player", match_id],
+        ["host-key", "create"],
+        ["end-phase", match_id, "--as", "spectator"],
+        ["rollback", match_id, "--to", "1", "--reason", "r", "--as", "spectator"],
+        ["fork", match_id, "--at", "1", "--as", "spectator"],
+        ["pause", match_id, "--as", "spectator"],
+    ):
+        code = cli.main([*base, *argv])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("matchctl: ") and err.count("\n") == 1, (argv, err)

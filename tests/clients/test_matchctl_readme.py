@@ -1,7 +1,8 @@
 """The README's examples work: its `sh` blocks, run in order on a fresh server.
 
-Each line runs in a shell in a fresh folder whose `var/` is the server's (so matchctl finds the admin
-token as it would beside `make run`), with MATCHCTL_SERVER pointing at the server. MATCH becomes the id
+Each line runs in a shell in a fresh folder with MATCHCTL_SERVER pointing at the server, and the server's
+data folder elsewhere, named by MATCHSERVER_VAR as the README says (so matchctl finds the admin token as
+it would beside a server started with `--var DIR` or that variable). MATCH becomes the id
 the last `create` printed, CODE the invitation it gave the seat named on the line, TOURNAMENT the id the
 last `tournament create` printed. Lines marked
 `# not run` (the set-up, `watch`, the TLS examples) are skipped.
@@ -31,10 +32,13 @@ def readme_lines() -> list[str]:
 
 
 def test_the_readme_examples_run_in_order_on_a_fresh_server(tmp_path: Path) -> None:
-    server = make_server(tmp_path)
+    server = make_server(tmp_path / "server-data")
+    work = tmp_path / "work"
+    work.mkdir()
     env = {
         **os.environ,
         "MATCHCTL_SERVER": server.address,
+        "MATCHSERVER_VAR": server.settings.var_dir,
         "PYTHONPATH": str(ROOT),
         "MATCHCTL_CREDENTIALS": str(tmp_path / "credentials.json"),
     }
@@ -48,7 +52,7 @@ def test_the_readme_examples_run_in_order_on_a_fresh_server(tmp_path: Path) -> N
             seat = re.search(r"join \S+ (\w+) --invitation CODE", command)
             if seat:
                 command = command.replace("CODE", invitations[seat.group(1)])
-            done = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True)
+            done = subprocess.run(command, shell=True, cwd=work, env=env, capture_output=True, text=True)
             assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
             assert "Traceback" not in done.stderr
             if " tournament create " in line:
@@ -60,4 +64,5 @@ def test_the_readme_examples_run_in_order_on_a_fresh_server(tmp_path: Path) -> N
     finally:
         server.stop()
     assert ran >= 15 and match_id and tournament_id
-    assert (tmp_path / "match.txt").read_text().startswith("# game=cookoff seed=1 players=ann,bob")
+    assert not (work / "var").exists()  # nothing looked for, or made, in ./var
+    assert (work / "match.txt").read_text().startswith("# game=cookoff seed=1 players=ann,bob")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -175,7 +176,7 @@ def test_the_arena_walkthrough_of_bots_md_runs_in_order_against_a_real_server(
     commands = console_commands(arena)
     assert [" ".join(c.split()[:3]) for c, _ in commands] == [
         "matchctl bot create",
-        'MATCHSERVER_BOT_KEY="$KEY" python3 clients/examples/arena_bot.py',
+        'MATCHSERVER_BOT_KEY="$KEY" .venv/bin/python clients/examples/arena_bot.py',
         "matchctl tournament create",
         "matchctl tournament show",
         "matchctl leaderboard --game",
@@ -200,7 +201,8 @@ def test_the_arena_walkthrough_of_bots_md_runs_in_order_against_a_real_server(
                 for name in WALKTHROUGH_BOTS:
                     ran = run_shown(command.replace(SHOWN_BOT, name), shown.replace(SHOWN_BOT, name), env)
                     keys[name] = ran.stdout.splitlines()[-1]  # the key, as its author copies it
-            elif "arena_bot.py" in command:
+            elif "arena_bot.py" in command:  # .venv/bin/python: the venv this suite runs in, wherever it is
+                command = command.replace(".venv/bin/python", shlex.quote(sys.executable), 1)
                 bots, shown_notices = ArenaBots(command, keys, env, tmp_path), shown
             else:
                 ran = run_shown(command, shown, env)

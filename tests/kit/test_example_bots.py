@@ -4,10 +4,17 @@ phase ends through a seat's own accepted submission (never a deadline or the hos
 from __future__ import annotations
 
 import ast
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 
-from tests.kit.seats import EXAMPLES, PLAYERS, batches, play_with_example_bots
+from tests.kit.seats import EXAMPLES, PLAYERS, batches, example_bot, play_with_example_bots
 from tests.kit.views import schema_errors
 from tests.support.server import ServerThread
 
@@ -24,7 +31,8 @@ def test_each_example_bot_imports_only_the_generated_stubs_and_the_standard_libr
         imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         others = {m for m in imported if m.split(".")[0] not in sys.stdlib_module_names | {"grpc"}}
         assert others <= {"matchserver.v1"}, f"{bot.name} imports {others}"
-        assert len(bot.read_text().splitlines()) <= 80, f"{bot.name} is no longer a short example"
+        # Short: the game's choices, the stream loop, and a command line (--help, a line once connected, Ctrl-C).
+        assert len(bot.read_text().splitlines()) <= 100, f"{bot.name} is no longer a short example"
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
@@ -67,3 +75,82 @@ def test_an_example_bot_plays_every_seat_to_the_end_and_each_phase_ends_by_a_sub
         view = client.state(played.match_id, token).view
         assert not schema_errors(game, "player", view), player
     assert not schema_errors(game, "spectator", client.state(played.match_id, None).view)
+
+
+ROOT = EXAMPLES.parents[1]
+ALL_EXAMPLES = sorted(EXAMPLES.glob("*.py"))
+WAIT = 60.0  # a bound on a hang, not a speed requirement
+
+
+def bot_env(**more: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MATCH_TOKEN", "MATCHSERVER_BOT_KEY")}
+    return {**env, "PYTHONPATH": str(ROOT), **more}
+
+
+@pytest.mark.parametrize("bot", ALL_EXAMPLES, ids=[bot.name for bot in ALL_EXAMPLES])
+def test_every_example_answers_help(bot: Path) -> None:
+    command = [sys.executable, str(bot), "--help"]
+    ran = subprocess.run(command, capture_output=True, text=True, env=bot_env(), timeout=WAIT)
+    assert ran.returncode == 0 and ran.stdout.startswith("usage: "), ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stderr and "server" in ran.stdout
+    assert not any(word.isupper() and word.strip("[]") in ("AFTER", "CA") for word in ran.stdout.split())  # words
+
+
+class Lines:
+    """A child's stdout, read line by line in a thread, so that waiting for a line has a bound."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        assert process.stdout is not None
+        out = process.stdout
+        threading.Thread(target=lambda: [self.lines.put(line) for line in out], daemon=True).start()
+
+    def first(self, word: str) -> str:
+        while True:
+            try:
+                line = self.lines.get(timeout=WAIT)
+            except queue.Empty:
+                raise AssertionError(f"no line with {word!r} came") from None
+            if word in line:
+                return line
+
+
+def run_until_connected_then_interrupt(command: list[str], env: dict[str, str]) -> tuple[str, int, str]:
+    """Start an example, wait for its connected line, send Ctrl-C (SIGINT to its process group, as a
+    terminal does); the line, the exit code and what it said on stderr."""
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        line = Lines(process).first("connected")
+        os.killpg(process.pid, signal.SIGINT)
+        code = process.wait(WAIT)
+        assert process.stderr is not None
+        return line, code, process.stderr.read()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(WAIT)
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_a_game_example_says_it_connected_and_stops_on_ctrl_c(server: ServerThread, game: str) -> None:
+    """The match waits on its other seats (nobody plays them), so the bot is mid-match when interrupted."""
+    client = server.client()
+    players = list(PLAYERS[game])
+    match_id = client.create(game, players, seed=3).match_id
+    token = client.join(match_id, players[0])
+    command = [sys.executable, str(example_bot(game)), server.address, match_id, players[0]]
+    line, code, err = run_until_connected_then_interrupt(command, bot_env(MATCH_TOKEN=token))
+    assert line.startswith(f"{players[0]}: connected to {server.address}"), line
+    assert code == 0 and "Traceback" not in err, err
+    assert err.strip().endswith(f"{players[0]}: stopped"), err
+
+
+def test_the_arena_example_says_it_connected_and_stops_on_ctrl_c(server: ServerThread) -> None:
+    key = server.client().create_bot("ann-bot").bot_key
+    command = [sys.executable, str(EXAMPLES / "arena_bot.py"), server.address]
+    line, code, err = run_until_connected_then_interrupt(command, bot_env(MATCHSERVER_BOT_KEY=key))
+    assert line.startswith(f"connected to {server.address}"), line
+    assert code == 0 and "Traceback" not in err, err
+    assert "resume with --after" in err, err
