@@ -49,7 +49,10 @@ STEPS: list[tuple[str, Step]] = [
     ("settle", lambda seen: ["settle", seen["match"], "--reason", "the tie goes to ann"]),
     ("end-phase", lambda seen: ["end-phase", seen["mining"], "--reason", "everyone is done"]),  # set-up defaults
     ("fork", lambda seen: ["fork", seen["match"], "--at", str(seen["state"]["version"])]),
-    ("rollback", lambda seen: ["rollback", seen["match"], "--to", str(seen["state"]["version"]), "--reason", "a misread"]),
+    (
+        "rollback",
+        lambda seen: ["rollback", seen["match"], "--to", str(seen["state"]["version"]), "--reason", "a misread"],
+    ),
     ("cancel", lambda seen: ["cancel", seen["match"], "--reason", "a test match"]),
     ("watch", lambda seen: ["watch", seen["match"], "--as", "spectator", "--from", "5"]),
     ("play-bots", lambda seen: ["play-bots", "--game", "mining", "--seed", "1"]),
