@@ -31,6 +31,7 @@ Notice = arena_pb.BotEventsResponse
 Log = Callable[[str], None]
 
 MAX_PAUSE = 5.0  # seconds between reconnections, at most, while the server is away
+CLOSE_WAIT = 5.0  # seconds a Ctrl-C'd bot waits for its channel to close
 REFUSED_KEY = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
 # Refusals that pass: the server away, out of streams for now, or a call that lost a race or ran out of time.
 PASSING = (
@@ -319,7 +320,14 @@ def run_bot(
     finally:
         loop.stop()
         pool.shutdown(wait=not interrupted, cancel_futures=True)
-        client.close()
+        if interrupted:
+            # A Ctrl-C that landed inside a gRPC call can leave close() waiting for good: close aside,
+            # and give it a few seconds, so the bot always stops when asked.
+            closing = threading.Thread(target=client.close, daemon=True)
+            closing.start()
+            closing.join(CLOSE_WAIT)
+        else:
+            client.close()
 
 
 def _json(text: str) -> dict[str, Any]:
