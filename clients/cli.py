@@ -310,7 +310,9 @@ def unassigned_harvesters(view: dict[str, Any], command: Any) -> str | None:
     used = sum(send.count for send in sends)
     if used >= limit:
         return None
-    return f"warning: {limit - used} of your {limit} harvesters are unassigned this round (legal; they gather nothing)"
+    idle = limit - used
+    verb, they = ("is", "it gathers") if idle == 1 else ("are", "they gather")
+    return f"warning: {idle} of your {limit} harvesters {verb} unassigned this round (legal; {they} nothing)"
 
 
 def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
@@ -392,7 +394,7 @@ def cmd_list(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
         return 0
     for match in matches:
         state = "finished" if match.finished else match.phase
-        print(f"{match.match_id}  {match.game:15s} v{match.version:<5d} {','.join(match.players)}  {state}")
+        print(f"{match.match_id}  {match.game:15s} v{match.version:<5d} {', '.join(match.players)}  {state}")
     return 0
 
 
