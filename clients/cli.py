@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 
-from clients import cli_show
+from clients import cli_records, cli_show
 from clients.bots import get_bot
 from clients.cli_arena import (
     as_json,
@@ -310,7 +310,9 @@ def unassigned_harvesters(view: dict[str, Any], command: Any) -> str | None:
     used = sum(send.count for send in sends)
     if used >= limit:
         return None
-    return f"warning: {limit - used} of your {limit} harvesters are unassigned this round (legal; they gather nothing)"
+    idle = limit - used
+    verb, they = ("is", "it gathers") if idle == 1 else ("are", "they gather")
+    return f"warning: {idle} of your {limit} harvesters {verb} unassigned this round (legal; {they} nothing)"
 
 
 def cmd_state(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
@@ -340,9 +342,9 @@ def cmd_history(args: argparse.Namespace, client: MatchClient, creds: Credential
     if args.json:
         _print_json({"match": args.match, "records": [_record_json(event) for event in events]})
         return 0
-    start = cli_show.record_start(events[0]) if events else None
+    start = cli_records.record_start(events[0]) if events else None
     for event in events:
-        print(cli_show.record_line(event, start))
+        print(cli_records.record_line(event, start))
     return 0
 
 
@@ -356,7 +358,7 @@ def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials)
                 print(json.dumps({"match": args.match, "version": now.version, "finished": True}, sort_keys=True))
             return 0
         first = None if args.json else client.first_record(args.match, token)
-        start = cli_show.record_start(first) if first is not None else None
+        start = cli_records.record_start(first) if first is not None else None
         updates = client.subscribe(args.match, token, args.from_version, on_resume=_resumed)
         for update in updates:
             event = update.event
@@ -369,7 +371,7 @@ def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials)
                     updates.cancel()
                     return 0
                 continue
-            print(cli_show.record_line(event, start), flush=True)
+            print(cli_records.record_line(event, start), flush=True)
             if update.HasField("rolled_back_to"):
                 print(f"      rolled back to {update.rolled_back_to}", flush=True)
             if update.status.finished:  # the match ended: nothing more will come
@@ -392,7 +394,7 @@ def cmd_list(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
         return 0
     for match in matches:
         state = "finished" if match.finished else match.phase
-        print(f"{match.match_id}  {match.game:15s} v{match.version:<5d} {','.join(match.players)}  {state}")
+        print(f"{match.match_id}  {match.game:15s} v{match.version:<5d} {', '.join(match.players)}  {state}")
     return 0
 
 

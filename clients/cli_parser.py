@@ -16,6 +16,28 @@ SERVER_VARIABLE = "MATCHCTL_SERVER"
 VAR_VARIABLE = "MATCHSERVER_VAR"  # the server's own setting (server/main.py): one export serves both
 DEFAULT_VAR = "var"
 
+# What `--help` calls each option's value (argparse would say `--as AS_`, `--from FROM_VERSION`): the
+# same word wherever the option appears. An option not named here shows its own name (`--token TOKEN`).
+VALUE_NAMES = {
+    "--as": "PLAYER",
+    "--at": "VERSION",
+    "--to": "VERSION",
+    "--from": "VERSION",
+    "--server": "HOST:PORT",
+    "--ca": "FILE",
+    "--script": "FILE",
+    "--config": "JSON",
+    "--players": "NAMES",
+    "--bots": "NAMES",
+    "--invitation": "CODE",
+    "--reason": "TEXT",
+    "--seed": "N",
+    "--count": "N",
+    "--rounds": "N",
+    "--games-per-pair": "N",
+    "--table-size": "N",
+}
+
 
 def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
     """The options every command takes. Given on the subcommand too (default SUPPRESS there, so a value
@@ -106,7 +128,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     def with_match(name: str, help_text: str) -> argparse.ArgumentParser:
         p = add(name, help=help_text)
         p.add_argument("match")
-        p.add_argument("--as", dest="as_", help="PLAYER, host or spectator (default: host if known)")
+        p.add_argument("--as", dest="as_", help="a player's name, host or spectator (default: host if known)")
         p.add_argument("--token", help="use this token instead of the saved ones")
         return p
 
@@ -137,7 +159,9 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--at", type=int, help="a past version")
     with_match("history", "the event log as you may see it")
     p = with_match("watch", "follow the match live")
-    p.add_argument("--from", dest="from_version", type=int, default=0)
+    p.add_argument(
+        "--from", dest="from_version", type=int, default=0, help="only the records after this version (default 0)"
+    )
     p.add_argument("--until-finished", action="store_true", help="(the default now: watch ends with the match)")
     add("list", help="the matches on the server")
     p = with_match("end-phase", "host: end the current phase now (defaults apply)")
@@ -168,7 +192,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--receipts", action="store_true", help="also prove the log still holds every write receipt kept here"
     )
-    p.add_argument("--as", dest="as_", default="host")
+    p.add_argument("--as", dest="as_", default="host", help="a player's name, host or spectator (default: host)")
     p.add_argument("--token")
     p.add_argument("--tournament", help="re-derive an arena tournament from its log instead (anyone may)")
     p = with_match("rollback", "host: retract everything after a version (kept in the log)")
@@ -201,4 +225,17 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="default: from the script's first line")
     p.add_argument("--config")
     p.add_argument("--script", required=True, help="file of PLAYER: text lines, or - for stdin")
+    _name_values(parser)
     return parser
+
+
+def _name_values(parser: argparse.ArgumentParser) -> None:
+    """Give every option of `parser` and its subcommands the name of its value in VALUE_NAMES."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _name_values(sub)
+        elif action.metavar is None and action.choices is None:
+            named = [VALUE_NAMES[option] for option in action.option_strings if option in VALUE_NAMES]
+            if named:
+                action.metavar = named[0]

@@ -20,7 +20,6 @@ from clients.client import State
 from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
 
-SUMMARY_WIDTH = 100  # a history or watch line is cut here: `--json` has the whole record
 CLOCK_READING = re.compile(r"\b\d{7,}(?:\.\d+)?\b")  # a match-clock time inside a trace line (Unix time live)
 
 
@@ -366,48 +365,6 @@ def results_table(
     print("\n".join(line.rstrip() for line in captured.get().splitlines()))
     winners = [str(row.get("player")) for row in rows if row.get("rank") == 1]
     print(f"won by {', '.join(winners)}" if winners else "no winner")
-
-
-def _summary(record: Mapping[str, Any]) -> str:
-    """The few words a record's line shows: who acted and what the event says, cut to a line."""
-    parts = []
-    cause = record.get("cause") or {}
-    if isinstance(cause, dict):
-        if cause.get("actor"):
-            parts.append(f"by {cause['actor']}")
-        elif cause.get("timeout"):
-            parts.append("at the deadline")
-        elif cause.get("forced"):
-            parts.append("ended by the host")
-    for key in ("player", "players", "action", "reason", "to"):
-        if key in record and record[key] not in (None, "", []):
-            value = record[key]
-            parts.append(f"{key} {','.join(value) if isinstance(value, list) else value}")
-    event = record.get("event")
-    if isinstance(event, dict):
-        body = {k: v for k, v in event.items() if k != "type"}
-        if body:
-            parts.append(json.dumps(body, sort_keys=True, separators=(",", ":")))
-    text = " ".join(parts)
-    return text if len(text) <= SUMMARY_WIDTH else text[: SUMMARY_WIDTH - 3] + "..."
-
-
-def record_line(event: pb.Event, start: float | None) -> str:
-    """One record: version, match-clock offset, kind, type, a summary; `(retracted)` when it was."""
-    record = json.loads(event.json) if event.json else {}
-    at = record.get("at")
-    offset = ""
-    if start is not None and isinstance(at, (int, float)):
-        offset = "+" + seconds(float(at) - start).replace(" ", "")
-    mark = " (retracted)" if event.retracted else ""
-    what = event.type or record.get("action") or ""
-    return f"{event.version:5d} {offset:>7} {event.kind:8s} {what}{mark} {_summary(record)}".rstrip()
-
-
-def record_start(event: pb.Event) -> float | None:
-    """The match clock at the first record, that later lines are offsets from."""
-    at = json.loads(event.json).get("at") if event.json else None
-    return float(at) if isinstance(at, (int, float)) else None
 
 
 def audit_lines(entry: pb.AuditEntry, start: float) -> list[str]:

@@ -99,18 +99,28 @@ def summary(game: Game, state: Any, seed: int, version: int) -> dict[str, Json]:
     return out
 
 
+CLOCK_DIGITS = 3  # a transcript's clock gaps, in seconds to the millisecond: `@ +15`, `@ +0.25`
+
+
 def write_script(game: Game, steps: Iterable[Step], start: float = 0.0) -> list[str]:
-    """Lines that `play_script` replays into the same match."""
+    """Lines that `play_script` replays into the same match. Times are rounded to the millisecond where
+    they fall (not gap by gap, so the roundings do not add up), and a gap is written as it reads: `@ +15`,
+    never `@ +15.000000001` from a clock's float arithmetic."""
     lines: list[str] = []
-    clock = start
+    clock = round(start, CLOCK_DIGITS)
     for step in steps:
+        at = round(step.at, CLOCK_DIGITS)
         if step.player is None:
             lines.append("---")
-            clock = step.at
+            clock = at
             continue
-        if step.at > clock:
-            gap = step.at - clock
-            lines.append(f"@ +{int(gap) if gap == int(gap) else gap}")
-            clock = step.at
+        if at > clock:
+            lines.append(f"@ +{clock_gap(at - clock)}")
+            clock = at
         lines.append(f"{step.player}: {game.format(step.command)}")
     return lines
+
+
+def clock_gap(seconds: float) -> str:
+    """Seconds to the millisecond, without trailing zeros: 15, 0.25, 7.001."""
+    return f"{seconds:.{CLOCK_DIGITS}f}".rstrip("0").rstrip(".")

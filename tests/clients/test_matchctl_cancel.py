@@ -42,7 +42,7 @@ def test_a_cancelled_match_is_over_takes_no_submission_has_no_deadline_and_still
     assert server.client().state(match_id, server.admin_token).version == version
 
     assert cli.main([*base, "watch", match_id, "--as", "spectator"]) == 0  # ends: the match is over
-    assert capsys.readouterr().out.splitlines()[-1].split()[2:4] == ["host", "cancel"]
+    assert capsys.readouterr().out.splitlines()[-1].split()[2:5] == ["host", "host:", "cancel"]
     assert cli.main([*base, "watch", match_id, "--from", str(version)]) == 0  # from its end: nothing to wait for
     assert "the match is over" in capsys.readouterr().err
     assert cli.main([*base, "audit", match_id]) == 0

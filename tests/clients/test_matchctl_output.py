@@ -84,7 +84,7 @@ def test_play_bots_names_the_winner_and_history_is_one_short_line_per_record(pla
     history = played["history.txt"].splitlines()
     assert [int(line.split()[0]) for line in history] == list(range(1, len(history) + 1))
     assert all(len(line) <= 160 for line in history)
-    assert played["watch.txt"].splitlines()[-1].split()[3] == "match_finished"  # and watch stopped there
+    assert played["watch.txt"].splitlines()[-1].split()[3] == "match_finished:"  # and watch stopped there
 
 
 def test_the_results_table_says_yes_and_no(played: dict[str, str]) -> None:
