@@ -28,6 +28,7 @@ from engine.errors import GameError, InvalidConfig, MalformedCommand
 from engine.registry import get_game
 from server import audit
 from server.access import Access, HostQuotas, UnknownToken
+from server.bus import Appended, Bus, ServerStreamAppended
 from server.catalog import Summary
 from server.clock import Clock
 from server.errors import (
@@ -155,10 +156,11 @@ class Matches:
         self.access = Access(admin_token, quotas or HostQuotas())  # who calls (SECURITY.md)
         self.chain_key = chain_key
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
-        # Set by the arena (server/arena/service.py): told of every write to a bot match, and of appends
-        # other nodes made to the arena's own streams.
-        self.on_arena_write: Callable[[LiveMatch], None] | None = None
-        self.on_server_stream: Callable[[uuid.UUID, int], Awaitable[None]] | None = None
+        # What a write did, for whoever follows it (server/bus.py): the catalog, the streams, the arena.
+        self.bus = Bus()
+        self.bus.subscribe(Appended, lambda appended: self.projection.soon())
+        # Resolves a future, never waits: the streams build after the write's reply.
+        self.bus.subscribe(Appended, lambda appended: self._changed.notify(appended.live.id))
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -320,8 +322,7 @@ class Matches:
                         self._credentials_replaced([digest], f"bot {name}'s key was rotated or revoked")
             return
         if is_server_stream(stream):
-            if self.on_server_stream is not None:
-                await self.on_server_stream(stream, version)
+            await self.bus.deliver(ServerStreamAppended(stream, version))
             return
         cached = self._cache.get(stream)
         if cached is None or cached.version >= version:
@@ -372,10 +373,7 @@ class Matches:
                 live.apply(record)
         if self._cache.get(live.id) is live:
             self._remember(live)  # measured again: it grew
-        self.projection.soon()
-        self._changed.notify(live.id)  # resolves a future, never waits: the streams build after this reply
-        if self.on_arena_write is not None and live.header.get("arena"):
-            self.on_arena_write(live)  # a bot match: the arena records its end (server/arena/service.py)
+        self.bus.publish(Appended(live))
         return [(first + offset, record) for offset, record in enumerate(stamped)]
 
     def now(self, live: LiveMatch) -> float:
@@ -605,8 +603,7 @@ class Matches:
             live.apply(record)
         self._remember(live)
         self.access.index(live)
-        self.projection.soon()
-        self._changed.notify(live.id)
+        self.bus.publish(Appended(live))
 
     async def read_stream(self, stream: uuid.UUID, after: int) -> list[Record]:
         """The records of one of the server's own streams after a version (the arena, a tournament)."""

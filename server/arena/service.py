@@ -24,6 +24,7 @@ from server.arena.log import ARENA_STREAM, ArenaLog, Challenge, new_server_strea
 from server.arena.ratings import Rating, ratings
 from server.arena.results import ranks_of, rollbacks_of
 from server.arena.tournament import FORMATS, TournamentLog, plan_for, scheduled_record
+from server.bus import Appended, ServerStreamAppended
 from server.errors import (
     BadRequest,
     DataLoss,
@@ -95,8 +96,8 @@ class Arena:
         self._next_sweep = (
             0.0  # when the tick next looks for ends the write hook missed  # game -> (arena version, its ratings)
         )
-        matches.on_arena_write = self._on_match_write
-        matches.on_server_stream = self._on_remote
+        matches.bus.subscribe(Appended, self._on_appended)
+        matches.bus.subscribe(ServerStreamAppended, lambda appended: self._on_remote(appended.stream, appended.version))
 
     # --- reading the arena's streams ----------------------------------------------------------------
 
@@ -530,9 +531,12 @@ class Arena:
 
         await self._commit(plan)
 
-    def _on_match_write(self, live: LiveMatch) -> None:
-        """Told of every write to a bot match: once it is over, record its end (in a task: the write that
-        ended it answers its caller first)."""
+    def _on_appended(self, appended: Appended) -> None:
+        """Told of every write to a match: a bot match's end is recorded once it is over (in a task: the
+        write that ended it answers its caller first)."""
+        live = appended.live
+        if not live.header.get("arena"):
+            return
         match_id = str(live.id)
         if match_id in self._finishing or not live.status().finished:
             return

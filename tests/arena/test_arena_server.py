@@ -17,6 +17,7 @@ from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
 from server.arena.service import ArenaSettings
+from server.bus import Appended
 from server.clock import ManualClock
 from tests.arena.support import Arena, auth, ranks_of
 from tests.support import storefile
@@ -340,11 +341,13 @@ def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(arena: Arena,
     first = next(m for m in made.matches if m.state == "playing").match_id
     assert server.running is not None
     matches = server.running.matches
-    hook, matches.on_arena_write = matches.on_arena_write, None  # the write's own recording is lost
+    assert server.running.arena is not None
+    hook = server.running.arena._on_appended
+    matches.bus.unsubscribe(Appended, hook)  # the write's own recording is lost
     try:
         arena.finish_by_defaults(first)
     finally:
-        matches.on_arena_write = hook
+        matches.bus.subscribe(Appended, hook)
 
     def recorded_and_next_started() -> bool:  # two steps: the end is recorded, then the next round starts
         tournament = arena.get(made.tournament_id)
