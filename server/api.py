@@ -378,8 +378,9 @@ class MatchService:
             placed = viewer.is_host or viewer.kind == "player"
             credential = token_hash(token) if token else None
             stream = registry.open(match_id, credential, peer_address(context.peer()), placed=placed)
-        except TooManyStreams as exc:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except TooManyStreams as exc:  # RESOURCE_EXHAUSTED, by the one table
+            await _abort_for(exc, context, self.limits)
+            return
         try:
             end, sent = await self._follow(stream, token, viewer, min(request.from_version, live.version), context)
         finally:

@@ -796,9 +796,9 @@ class Matches:
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(f"stale version: the match is at version {live.version}, not {expected_version}")
             if live.cancelled_at:
-                raise GameError("the match was cancelled by the host: it takes no more submissions")
+                raise FailedPrecondition("the match was cancelled by the host: it takes no more submissions")
             if live.paused_at is not None:
-                raise GameError("the match is paused by the host; submissions wait until it resumes")
+                raise FailedPrecondition("the match is paused by the host; submissions wait until it resumes")
             now = self.now(live)
             await self._expire_due(live, now)
             if live.waiting:
@@ -834,7 +834,7 @@ class Matches:
                 return again
             _check_expected(live, expected_version)
             if live.status().finished:
-                raise GameError("the match is over")
+                raise FailedPrecondition("the match is over")
             if live.waiting:
                 raise FailedPrecondition(
                     f"the match has not started ({live.status().phase}): start it with the host action start"
@@ -881,7 +881,7 @@ class Matches:
         game, state = live.game, live.state
         events = game.timeout(state, rules.context(live.seed, live.game_version, at))
         if not events:
-            raise GameError(f"nothing to end in {live.status().phase}")
+            raise FailedPrecondition(f"nothing to end in {live.status().phase}")
         return await self._append(live, self._tagged(game_records(events, why, at), tag, caller))
 
     async def rollback(
@@ -919,10 +919,10 @@ class Matches:
                     f"roll back to the nearest batch end before it, {before}, or after it, {after}"
                 )
             if live.cancelled_at:
-                raise GameError("the match was cancelled by the host: a cancel is final (fork it to play on)")
+                raise FailedPrecondition("the match was cancelled by the host: a cancel is final (fork it to play on)")
             finished = live.status().finished
             if finished and not reopen:
-                raise GameError(
+                raise FailedPrecondition(
                     "the match is over and its seed and hidden configuration are public: fork it to explore "
                     "(matchctl fork), or roll back with reopen to play on with a new seed"
                 )
@@ -959,16 +959,16 @@ class Matches:
                 return again
             _check_expected(live, expected_version)
             if live.status().finished and action != "settle":
-                raise GameError("the match is over")
+                raise FailedPrecondition("the match is over")
             server_now = self.clock.now()
             by = "admin" if self.access.is_admin(token) else "host"
             record: Record = {"kind": "host", "action": action, "by": by, "reason": reason, "at": self.now(live)}
             if action == "pause":
                 if live.paused_at is not None:
-                    raise GameError("the match is already paused")
+                    raise FailedPrecondition("the match is already paused")
             elif action == "resume":
                 if live.paused_at is None:
-                    raise GameError("the match is not paused")
+                    raise FailedPrecondition("the match is not paused")
                 record["offset"] = server_now - live.paused_at  # the clock goes on from where it stopped
             elif action == "settle":  # the host's decision where the rules leave it to them (e.g. MN-5 ties)
                 if not reason.strip():

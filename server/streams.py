@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.errors import ResourceExhausted
 from server.fanout import Updates
 
 # Trailing metadata on every stream the server ends on purpose: the last version the stream sent.
@@ -52,7 +53,7 @@ class StreamLimits:
     max_page_streams_per_address: int = 20
 
 
-class TooManyStreams(Exception):
+class TooManyStreams(ResourceExhausted):
     """A cap of StreamLimits is reached for this stream (the message names it)."""
 
 

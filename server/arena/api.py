@@ -263,8 +263,9 @@ class ArenaService:
             stream = registry.open(
                 uuid.uuid5(ARENA_STREAM, bot.name), token_hash(token or ""), peer_address(context.peer()), placed=True
             )
-        except TooManyStreams as exc:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except TooManyStreams as exc:  # RESOURCE_EXHAUSTED, by the one table
+            await _abort_for(exc, context, self.limits)
+            return
         sent = int(request.after)
         try:
             end, sent = await self._follow(bot, token, stream.ending, stream.opened_at, sent, context)
