@@ -330,7 +330,7 @@ class MatchService:
             clock=self.matches.now(live),
             viewer=viewer.kind if viewer.player is None else f"player:{viewer.player}",
             players=list(live.players),
-            results_json=_results_json(live, version),
+            results_json=_json_or_empty(live.visible_results(version)),
         )
 
     @_unary
@@ -462,14 +462,8 @@ async def end_stream(context: grpc.aio.ServicerContext, end: StreamEnd, sent: in
     await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
 
 
-def _results_json(live: LiveMatch, version: int) -> str:
-    """Results only once the match is over: results are not run through the game's view, so before
-    the end they could hold what some viewer may not see yet."""
-    if not live.status(version).finished:
-        return ""
-    if live.cancelled(version):  # over with no result: the game's results of an unfinished game would tell secrets
-        return json.dumps({"cancelled": True, "results": []}, sort_keys=True)
-    return json.dumps(live.game.results(live.state_at(version)), sort_keys=True)
+def _json_or_empty(value: Any) -> str:
+    return "" if value is None else json.dumps(value, sort_keys=True)
 
 
 # The responses of writes that append to a match: one type per RPC, all of this shape.

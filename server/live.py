@@ -641,6 +641,17 @@ class LiveMatch:
                 out["seed"] = "hidden until the match is over"  # a reopening rollback's new seed
         return out
 
+    def visible_results(self, version: int) -> dict[str, Any] | None:
+        """The results at `version` as anyone may see them: none before the end (the games' results are
+        not run through their view, so before the end they could hold what some viewer may not see yet),
+        and none but the fact for a cancelled match (the results of an unfinished game would tell secrets)."""
+        if not self.status(version).finished:
+            return None
+        if self.cancelled(version):
+            return {"cancelled": True, "results": []}
+        results: dict[str, Any] = self.game.results(self.state_at(version))
+        return results
+
     def retracted(self) -> set[int]:
         """Versions undone by a later rollback (server/records.py retracted_versions, from the rollbacks kept)."""
         retracted: set[int] = set()
