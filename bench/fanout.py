@@ -64,11 +64,15 @@ class EndlessDuel(Duel):
 def _serve_matchserver(var_dir: str, conn: Connection) -> None:
     from engine import registry
     from server.app import Settings, start_server
+    from server.streams import StreamLimits
 
     async def serve() -> None:
         game: Any = EndlessDuel()  # a Game (Duel's command_types is typed narrower than the protocol's)
         registry.register(game)
-        running = await start_server(Settings(address="127.0.0.1:0", var_dir=var_dir))
+        # The watchers stand for 200 spectators on as many machines; here they share one address, so the
+        # per-address cap (StreamLimits.max_per_peer) is lifted for the bench.
+        streams = StreamLimits(max_per_peer=10_000)
+        running = await start_server(Settings(address="127.0.0.1:0", var_dir=var_dir, streams=streams))
         conn.send(running.port)
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # until told to stop
         await running.stop(grace=None)
