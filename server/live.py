@@ -117,7 +117,19 @@ class Header(Mapping[str, Any]):
     """The `created` record, read as a mapping: the fields read on every request kept decoded, the rest
     (configuration, invitations, hashes: several kB decoded) decoded from the kept record when asked for."""
 
-    HOT = ("kind", "game", "players", "rules_version", "seed", "private", "host_key", "bots", "arena")
+    HOT = (
+        "kind",
+        "game",
+        "players",
+        "rules_version",
+        "seed",
+        "private",
+        "host_key",
+        "bots",
+        "arena",
+        "waits",
+        "starts_at",
+    )
     __slots__ = ("_hot", "_records")
 
     def __init__(self, record: Record, records: CompactRecords) -> None:
