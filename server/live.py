@@ -523,7 +523,7 @@ class LiveMatch:
             state = self.game.evolve(state, record["event"])
             if record.get("start"):
                 self.started_version = version
-                if not self.started_at or self.started_at > version:
+                if not self.started_at:
                     self.started_at = version  # the first start record: the match no longer waits
         elif kind == "chain_keyed":
             pass  # the keyed chain starts here (server/records.py): nothing changes in the match
@@ -562,7 +562,7 @@ class LiveMatch:
         self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)
         if kind in ("game", "rollback"):
-            self._count_submission(version, record, self.game.status(state))
+            self._follow_status(version, record, self.game.status(state))
         if kind == "game":
             self.moves.append(self.moves[-1] + 1)
         elif kind == "rollback":
@@ -577,7 +577,9 @@ class LiveMatch:
             self._unsnapped_bytes = 0
             self._measure_state()
 
-    def _count_submission(self, version: int, record: Record, status: Status) -> None:
+    def _follow_status(self, version: int, record: Record, status: Status) -> None:
+        """After a game record or rollback: when the match was last finished, and each seat's submissions
+        in the phase now open."""
         if status.finished:
             self.finished_last = version
         phase = (status.phase, status.deadline)

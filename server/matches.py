@@ -868,7 +868,7 @@ class Matches:
             if not live.due_to_start(now):
                 return 0
             starts_at = live.starts_at  # opened at the time the host set, like a deadline at its own time
-            written += len(await self._start(live, now if starts_at is None else min(now, starts_at)))
+            written += len(await self._start(live, now if starts_at is None else starts_at))
         while rules.is_due(live.game, live.state, now):
             deadline = live.status().deadline
             assert deadline is not None
@@ -1081,9 +1081,8 @@ class Matches:
             except UnreadableRecord as exc:  # a row went bad since the match was loaded
                 self._quarantine(exc, exc.readable)
             else:
-                keys = {self.chain_key.key_id: self.chain_key.secret}
                 current = get_game(live.game.name).rules_version  # the match replays under its own version
-                return audit.verify(match_id, records, current, keys, receipts, viewer)
+                return audit.verify(match_id, records, current, self.chain_keys, receipts, viewer)
         quarantined = self._quarantined[match_id]
         if quarantined.prefix is not None:
             self.access.require_host(quarantined.prefix, token)  # from the store: nothing to catch up

@@ -166,8 +166,9 @@ class Arena:
                 step = await plan()
                 if step is None:
                     return None
-                for stream in [self.log, *(self.tournaments[t] for t in step.tournaments)]:
-                    if stream.broken is not None and (stream is not self.log or step.arena):
+                written = ([self.log] if step.arena else []) + [self.tournaments[t] for t in step.tournaments]
+                for stream in written:  # nothing is written after a stored record that does not hold
+                    if stream.broken is not None:
                         raise DataLoss(str(stream.broken))
                 writes: list[tuple[uuid.UUID, int, str, Sequence[Record]]] = []
                 if step.arena:

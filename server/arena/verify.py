@@ -21,8 +21,7 @@ async def verify_tournament(arena: Arena, tournament_id: str) -> tuple[bool, str
     result against the match itself: (ok, the first problem, records checked, matches checked)."""
     stream = (await arena.tournament(tournament_id)).tournament_id
     records = await arena.matches.read_stream(uuid.UUID(stream), 0)
-    key = arena.matches.chain_key
-    broken = first_broken_link(records, {key.key_id: key.secret})
+    broken = first_broken_link(records, arena.matches.chain_keys)
     if broken is not None:
         return False, f"record {broken[0]}: {broken[1]}", broken[0] - 1, 0
     replay = TournamentLog(stream)

@@ -18,6 +18,16 @@ def auth(token: str | None) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}" if token else "Spectator"),)
 
 
+def secret_terms_challenge() -> apb.CreateChallengeRequest:
+    """A Cookoff challenge of ann and bob that sets the judges, which the game keeps from its players."""
+    judges = [
+        {"family": "flavour", "want": "bitter"},
+        {"family": "size", "want": "large"},
+        {"family": "cook", "want": "raw"},
+    ]
+    return apb.CreateChallengeRequest(game="cookoff", bots=["ann", "bob"], config_json=json.dumps({"judges": judges}))
+
+
 class Arena:
     """The admin's and the bots' side of the arena on one server."""
 

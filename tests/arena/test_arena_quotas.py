@@ -20,7 +20,7 @@ from server.access import HostQuotas
 from server.app import Settings
 from server.arena.service import ArenaSettings
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth
+from tests.arena.support import Arena, auth, secret_terms_challenge
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
@@ -115,14 +115,7 @@ def test_a_bot_cannot_challenge_on_terms_its_rivals_cannot_see(arena_with: Calla
     arena = arena_with()
     ann = arena.bot("ann")
     arena.bot("bob")
-    judges = [
-        {"family": "flavour", "want": "bitter"},
-        {"family": "size", "want": "large"},
-        {"family": "cook", "want": "raw"},
-    ]
-    request = apb.CreateChallengeRequest(
-        game="cookoff", bots=["ann", "bob"], config_json=json.dumps({"judges": judges})
-    )
+    request = secret_terms_challenge()
     refused = _refused(lambda: arena.stub.CreateChallenge(request, metadata=auth(ann)))
     assert refused.code() == grpc.StatusCode.PERMISSION_DENIED and "judges" in (refused.details() or "")
     plain = apb.CreateChallengeRequest(game="cookoff", bots=["ann", "bob"])

@@ -19,7 +19,7 @@ from server.app import Settings
 from server.arena.service import ArenaSettings
 from server.bus import Appended
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth, ranks_of
+from tests.arena.support import Arena, auth, ranks_of, secret_terms_challenge
 from tests.support import storefile
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
@@ -131,14 +131,7 @@ def test_rotating_a_bot_key_ends_its_streams_with_the_resume_trailer_and_the_old
 def test_a_challenge_notice_never_shows_a_bot_what_the_game_keeps_secret(arena: Arena) -> None:
     ann = arena.bot("ann", auto_accept=False)
     arena.bot("bob", auto_accept=False)
-    judges = [
-        {"family": "flavour", "want": "bitter"},
-        {"family": "size", "want": "large"},
-        {"family": "cook", "want": "raw"},
-    ]
-    request = apb.CreateChallengeRequest(
-        game="cookoff", bots=["ann", "bob"], config_json=json.dumps({"judges": judges})
-    )
+    request = secret_terms_challenge()
     arena.stub.CreateChallenge(request, metadata=auth(arena.admin))
     notice = _events(arena, ann, 0, 1)[0]
     terms = json.loads(notice.result_json)
