@@ -16,14 +16,13 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from matchserver.v1 import arena_pb2 as arena_pb
-from matchserver.v1 import matchserver_pb2 as pb
 from server import chainkey, ticker
 from server.access import HostQuotas
-from server.api import MatchService, service_handler
-from server.arena.api import ArenaService, arena_handler
+from server.arena.pages import TournamentPages
 from server.arena.service import Arena, ArenaSettings
 from server.clock import Clock
+from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, arena_handler
+from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
 from server.http import LivePages, tls_context
 from server.limits import Limits
 from server.matches import Matches
@@ -39,8 +38,6 @@ from server.startup import (
 from server.store import EventStore
 from server.streams import StreamLimits
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
-ARENA_SERVICE_NAME = arena_pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 log = logging.getLogger(__name__)
 
 # The keepalive interval of our own client (clients/client.py KEEPALIVE_TIME_MS): the server must
@@ -242,9 +239,9 @@ async def start_server(settings: Settings) -> Running:
     if listener is not None:  # listening before anything is read: no append falls between the two
         await listener.start(wait=LISTENER_START_WAIT)
     await matches.start()
-    arena = Arena(matches, settings.arena)
+    arena = Arena(matches.platform, settings.arena)
     await arena.start()
-    server.add_generic_rpc_handlers((service_handler(MatchService(matches)), arena_handler(ArenaService(arena))))
+    server.add_generic_rpc_handlers((match_handler(MatchService(matches)), arena_handler(ArenaService(arena))))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
@@ -252,10 +249,11 @@ async def start_server(settings: Settings) -> Running:
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    task = asyncio.create_task(ticker.run(matches, settings.tick_interval, arena))
+    task = asyncio.create_task(ticker.run(matches, settings.tick_interval, [arena.tick]))
     running = Running(server, port, matches, store, task, calls, listener, arena=arena)
     if settings.http_address:
-        running.http = LivePages(matches, settings.streams, arena)
+        running.http = LivePages(matches, settings.streams)
+        TournamentPages(arena, running.http)
         try:
             tls = tls_context(settings.tls_cert, settings.tls_key)
             running.http_port = await running.http.start(settings.http_address, tls)

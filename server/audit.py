@@ -15,6 +15,7 @@ from engine.contract import Event, Viewer
 from engine.registry import get_game
 from server.live import LiveMatch
 from server.records import Receipt, Record, first_broken_link, receipt_problem, unkeyed_until
+from server.visibility import visible, visible_records
 
 
 def verify(
@@ -102,7 +103,7 @@ class _Shown:
             if self._replay is None:
                 self._replay = LiveMatch.from_records(self.match_id, self.records)
             before = self._replay.state_at(version - 1) if record.get("kind") == "game" else None
-            return self._replay.visible(version, record, before, self.viewer)
+            return visible(self._replay, version, record, before, self.viewer)
         except Exception:  # a tampered or unreadable record: say nothing of it rather than echo it raw
             return None
 
@@ -148,7 +149,7 @@ def _entries(live: LiveMatch, viewer: Viewer, first: int, upto: int) -> Iterator
     retracted = live.retracted()
     actor: str | None = None
     source = ""
-    for version, record in live.visible_records(first, upto, viewer):  # one running fold, not a StateAt each
+    for version, record in visible_records(live, first, upto, viewer):  # one running fold, not a StateAt each
         why = record.get("cause")
         if why is not None:
             actor = why.get("actor")

@@ -1,4 +1,16 @@
-"""Errors of the server layer; server/api.py maps them (and the engine's) to gRPC status codes."""
+"""Errors of the server layer; server/grpc/plumbing.py maps them (and the engine's) to gRPC status codes."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from typing import TypeVar
+
+from engine.errors import GameError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class ServerError(Exception):
@@ -49,3 +61,26 @@ class StartupRefused(ServerError):
 
 class Unavailable(ServerError):
     """The server could not complete the request now (nothing was written); retrying may succeed."""
+
+
+class UnknownRecord(ServerError):
+    """A match record of a kind the server does not know: a bug, or a record from a newer release."""
+
+
+class EngineFault(ServerError):
+    """The engine failed on a request it should have decided (a bug: the caller sent nothing wrong).
+    Nothing was written; the message carries the id of the server log line with the traceback."""
+
+
+def engine_step(step: Callable[[], T]) -> T:
+    """Run engine code: its refusals (GameError) pass; anything else is an EngineFault, logged with an id."""
+    try:
+        return step()
+    except GameError:
+        raise
+    except Exception:
+        log_id = secrets.token_hex(4)
+        log.exception("engine error while deciding a request (log id %s)", log_id)
+        raise EngineFault(
+            f"the command could not be applied: the engine failed (server log id {log_id}); nothing was written"
+        ) from None

@@ -3,12 +3,10 @@ play, as a spectator sees it, kept up to date by server-sent events.
 
     GET /matches/<id>              the page: every version so far, pictures packed (pictures/pack.py)
     GET /matches/<id>/events       text/event-stream: what is new, each message a packed slice of pictures
-    GET /tournaments/<id>          a tournament's standings, matches (each linking to its page) and audit
-    GET /tournaments/<id>/events   text/event-stream: the page's tables drawn again whenever they change
+    GET /<route>/<id>[/events]     pages other rooms register (the arena's tournaments: server/arena/pages.py)
 
 Only the spectator's view is ever drawn (game.view and the audit trail for Viewer.spectator()); a private
 match, an unknown one and anything else answer 404, so the page tells nobody that a private match exists.
-A tournament's page shows only what its log says in public (pictures/standings.py draws it).
 A minimal HTTP/1.1 server inside the server's event loop (asyncio.start_server): one request per
 connection, GET only, a bounded request head, TLS with the gRPC certificate when the server has one.
 
@@ -23,7 +21,7 @@ import logging
 import ssl
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,20 +33,19 @@ from engine.contract import Viewer
 from pictures import RENDERERS, render_svg
 from pictures.pack import PicturePacker
 from pictures.page import Frame, caption, describe, mark_of, replay_html, step_of
-from pictures.standings import sections, tournament_html
 from server import audit
-from server.arena.log import ARENA_STREAM
-from server.arena.service import Arena
-from server.arena.tournament import TournamentLog
-from server.errors import BadRequest, DataLoss, NotFound, PermissionDenied
+from server.errors import DataLoss, NotFound, PermissionDenied
 from server.live import LiveMatch
 from server.matches import Matches
 from server.streams import StreamLimits
+from server.visibility import visible_records
 
 log = logging.getLogger(__name__)
 
 MAX_HEAD = 8192  # bytes of request line and headers
 HEAD_TIMEOUT = 10.0  # seconds to send them
+# A registered page: (the id in its path, whether it is the /events stream, the request, the response).
+Route = Callable[[str, bool, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 KEEPALIVE = 15.0  # seconds between comments on a quiet event stream (finds clients that have gone)
 SPECTATOR = Viewer.spectator()
 NO_SUCH_PAGE = "no such page: a live page is at /matches/<match id> or /tournaments/<tournament id>\n"
@@ -108,7 +105,7 @@ class LiveReplay:
         self.game = live.game.name
         explained = {e["version"]: e for e in audit.trail(live, SPECTATOR, last, start=first)}
         rows = []
-        for version, record in live.visible_records(first, last, SPECTATOR):
+        for version, record in visible_records(live, first, last, SPECTATOR):
             state = live.state_at(version)
             entry = explained.get(version)
             words = (
@@ -126,12 +123,12 @@ class LiveReplay:
 
 class LivePages:
     """The HTTP side of the server: pages and event streams for the matches a spectator may watch, and
-    for the arena's tournaments."""
+    whatever pages other rooms register by route (the arena's tournaments: server/arena/pages.py)."""
 
-    def __init__(self, matches: Matches, limits: StreamLimits, arena: Arena) -> None:
+    def __init__(self, matches: Matches, limits: StreamLimits) -> None:
         self.matches = matches
         self.limits = limits
-        self.arena = arena
+        self.routes: dict[str, Route] = {}  # first path part -> its pages (registered at wiring)
         self.replays: LRUCache[uuid.UUID, LiveReplay] = LRUCache(maxsize=64)
         self.event_streams = 0
         self.event_streams_by_address: Counter[str] = Counter()
@@ -185,7 +182,7 @@ class LivePages:
             async with asyncio.timeout(HEAD_TIMEOUT):
                 head = await reader.readuntil(b"\r\n\r\n")
         except (asyncio.LimitOverrunError, ValueError):
-            await _send(writer, "431 Request Header Fields Too Large", "the request head is too large\n")
+            await send(writer, "431 Request Header Fields Too Large", "the request head is too large\n")
             return
         except TimeoutError:
             return
@@ -195,7 +192,7 @@ class LivePages:
                 raise HttpError("405 Method Not Allowed", "only GET is served here\n")
             await self._route(target, headers, reader, writer)
         except HttpError as exc:
-            await _send(writer, exc.status, str(exc))
+            await send(writer, exc.status, str(exc))
 
     async def _route(
         self, target: str, headers: dict[str, str], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -204,12 +201,9 @@ class LivePages:
         parts = url.path.strip("/").split("/")
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "events"):
             raise HttpError("404 Not Found", NO_SUCH_PAGE)
-        if parts[0] == "tournaments":
-            tournament = await self._tournament(parts[1])
-            if len(parts) == 2:
-                await self._tournament_page(tournament, writer)
-            else:
-                await self._tournament_events(tournament, reader, writer)
+        route = self.routes.get(parts[0])
+        if route is not None:  # pages a room built on the platform registered (the arena's tournaments)
+            await route(parts[1], len(parts) == 3, reader, writer)
             return
         if parts[0] != "matches":
             raise HttpError("404 Not Found", NO_SUCH_PAGE)
@@ -233,7 +227,7 @@ class LivePages:
             raise HttpError("404 Not Found", "no such match\n") from None
         try:
             live = await self.matches.load(match_id)
-            await self.matches.viewer_for(live, None)
+            await self.matches.callers.viewer_for(live, None)
         except (NotFound, PermissionDenied):
             raise HttpError("404 Not Found", "no such match\n") from None
         except DataLoss:
@@ -244,7 +238,7 @@ class LivePages:
         data = replay.since((0, 0, 0))
         title = f"{replay.game} match {live.id} (live, as a spectator)"
         page = replay_html(title, [], live_url=f"/matches/{live.id}/events", data=data)
-        await _send(writer, "200 OK", page, "text/html; charset=utf-8")
+        await send(writer, "200 OK", page, "text/html; charset=utf-8")
 
     async def _events(
         self,
@@ -254,7 +248,7 @@ class LivePages:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        async with self._event_stream(reader, writer) as ended:
+        async with self.event_stream(reader, writer) as ended:
             while True:
                 if replay.counts() != sent:
                     message = json.dumps(replay.since(sent), separators=(",", ":"))
@@ -263,7 +257,7 @@ class LivePages:
                 else:
                     writer.write(b": still here\n\n")
                 await writer.drain()
-                await self.matches.wait_for_change(match_id, replay.version, timeout=KEEPALIVE, until=ended)
+                await self.matches.queries.wait_for_change(match_id, replay.version, timeout=KEEPALIVE, until=ended)
                 if ended.done():
                     return
                 try:
@@ -273,7 +267,7 @@ class LivePages:
                 await replay.catch_up(live)
 
     @asynccontextmanager
-    async def _event_stream(
+    async def event_stream(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> AsyncIterator[asyncio.Future[None]]:
         """One place of max_page_streams (match and tournament streams together) and the stream's head;
@@ -323,93 +317,6 @@ class LivePages:
             if self._closing is not None:
                 self._closing.remove_done_callback(end)
 
-    # --- tournaments ------------------------------------------------------------------------------
-
-    async def _tournament(self, text: str) -> TournamentLog:
-        """The tournament; 404 for an unknown or malformed id (a match's id included). One the arena holds
-        is read from memory: the arena keeps it current (its own writes, other nodes' as it is told of them),
-        so visitors' pages and streams add no reads of the store however many there are."""
-        try:
-            known = self.arena.tournaments.get(str(uuid.UUID(text)))
-        except ValueError:
-            raise HttpError("404 Not Found", "no such tournament\n") from None
-        if known is not None:
-            if not known.header:  # being created: nothing of it is stored yet
-                raise HttpError("404 Not Found", "no such tournament\n")
-            return known
-        try:
-            return await self.arena.tournament(text)
-        except (NotFound, BadRequest):
-            raise HttpError("404 Not Found", "no such tournament\n") from None
-        except DataLoss:
-            raise HttpError("503 Service Unavailable", "this tournament cannot be read at the moment\n") from None
-
-    def _arena_past(self, seen: int) -> Callable[[], bool]:
-        return lambda: self.arena.log.version > seen
-
-    async def _tournament_page(self, tournament: TournamentLog, writer: asyncio.StreamWriter) -> None:
-        events = f"/tournaments/{tournament.tournament_id}/events"
-        page = tournament_html(tournament_data(tournament), events, tournament.version)
-        await _send(writer, "200 OK", page, "text/html; charset=utf-8")
-
-    async def _tournament_events(
-        self, tournament: TournamentLog, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        """The tables, drawn again whenever the tournament's log grows. Its matches start, finish and are
-        voided in the same writes as the arena stream's records, so the arena stream moving is the cue (and
-        each keepalive looks again, for a tournament another node's write reached after its arena record)."""
-        tournament_id = tournament.tournament_id
-        sent = -1  # every stream starts with the tables as they are: the page may be older than its stream
-        async with self._event_stream(reader, writer) as ended:
-            while True:
-                seen = self.arena.log.version  # read before the tournament: a write after it wakes the wait
-                try:
-                    tournament = await self._tournament(tournament_id)
-                except HttpError:  # unreadable meanwhile: the stream ends, the browser tries again later
-                    return
-                if tournament.version != sent:
-                    sent = tournament.version
-                    message = json.dumps(
-                        {"v": sent, "sections": sections(tournament_data(tournament))}, separators=(",", ":")
-                    )
-                    writer.write(f"id: {sent}\ndata: {message}\n\n".encode())
-                else:
-                    writer.write(b": still here\n\n")
-                await writer.drain()
-                await self.matches.wait_for_stream(ARENA_STREAM, self._arena_past(seen), KEEPALIVE, until=ended)
-                if ended.done():
-                    return
-
-
-def tournament_data(tournament: TournamentLog) -> dict[str, Any]:
-    """What the tournament's page shows, as plain data: only what its log says in public (no seeds of
-    matches, no configuration)."""
-    header = tournament.header
-    return {
-        "id": tournament.tournament_id,
-        "name": str(header.get("name", "")),
-        "game": str(header.get("game", "")),
-        "format": str(header.get("format", "")),
-        "organiser": str(header.get("organiser", "")),
-        "state": tournament.state(),
-        "finished": tournament.finished_count(),
-        "counted": tournament.counted(),
-        "standings": tournament.standings_json(),
-        "matches": [
-            {
-                "index": entry.index,
-                "round": entry.round,
-                "seats": list(entry.seats),
-                "match_id": entry.match_id,
-                "state": entry.state,
-                "ranks": dict(entry.ranks) if entry.ranks is not None else None,
-                "notes": list(entry.notes),
-            }
-            for entry in sorted(tournament.entries.values(), key=lambda entry: entry.index)
-        ],
-        "audit": list(tournament.audit),
-    }
-
 
 def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
     try:
@@ -439,7 +346,7 @@ def _positions(query: str, headers: dict[str, str]) -> tuple[int, int, int]:
     return fragments, pictures, steps
 
 
-async def _send(writer: asyncio.StreamWriter, status: str, body: str, kind: str = "text/plain; charset=utf-8") -> None:
+async def send(writer: asyncio.StreamWriter, status: str, body: str, kind: str = "text/plain; charset=utf-8") -> None:
     data = body.encode()
     writer.write(
         f"HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {len(data)}\r\nCache-Control: no-store\r\n"

@@ -24,6 +24,12 @@ def is_server_stream(stream: uuid.UUID) -> bool:
     return stream.version == 5
 
 
+# A match whose seats are held by identities (an arena match's bots) names them in its `created` record:
+# seat -> bot name. The field's name is the stored format of release 16 on.
+SEAT_HOLDERS = "bots"
+# ...and the terms it was made under (who organised it, and what for: a challenge or a tournament).
+MATCH_TERMS = "arena"
+
 KEY_PREFIX = "mshk_"  # host keys are told apart from match tokens at a glance (never needed to decide)
 BOT_KEY_PREFIX = "msbk_"
 

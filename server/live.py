@@ -16,20 +16,22 @@ a game record without a cause continues the batch; every other record is a batch
 
 from __future__ import annotations
 
-import gc
-import json
 import sys
 import uuid
 from array import array
 from bisect import bisect_right
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from engine import codec
 from engine import match as rules
-from engine.contract import Event, Game, Status, Viewer
+from engine.contract import Event, Game, Status
 from engine.registry import get_game
+from server import envelope
+from server.compact import CompactRecords, Header, RequestVersions, deep_size, encode
+from server.envelope import Envelope, Token
+from server.identities import SEAT_HOLDERS
 from server.records import Record
 
 # A state is kept after at most SNAPSHOT_EVERY versions, or sooner, after the record that brings the records
@@ -39,7 +41,6 @@ from server.records import Record
 SNAPSHOT_EVERY = 32
 SNAPSHOT_BYTES = 96 * 1024
 RECENT_STATES = 8  # states computed lately (a stream catching up, a page of history), kept for the next ask
-DECODED_RECORDS = 8  # records kept decoded after a single read (the last batch, read by every stream)
 # The states since the start of the last batch (at most TAIL_STATES), kept as they are applied: a write's
 # answer and every stream's update show the records just appended, each redacted with the state before
 # it, without a fold.
@@ -48,156 +49,6 @@ TAIL_STATES = 16
 # entries (moves, pauses, batch starts). Measured by bench/memory.py against tracemalloc.
 _RECORD_OVERHEAD = sys.getsizeof(b"") + 8 + 8 + 1 + 1
 _REQUEST_BYTES = 160  # one entry of LiveMatch.requests: its key string, the version, its slot
-
-
-def encode(record: Record) -> bytes:
-    """A record as compact JSON (its keys in their order): what a live match keeps of it."""
-    return json.dumps(record, separators=(",", ":")).encode()  # ASCII: any string, even a lone surrogate
-
-
-class CompactRecords(Sequence[Record]):
-    """A match's records, kept as compact JSON bytes and decoded on access. The last few records asked for
-    one at a time stay decoded (a write and every stream's update read the records just appended): treat
-    a record read here as read-only, as it may be shared."""
-
-    __slots__ = ("_rows", "_bytes", "_decoded")
-
-    def __init__(self) -> None:
-        self._rows: list[bytes] = []
-        self._bytes = 0
-        self._decoded: OrderedDict[int, Record] = OrderedDict()  # index -> record, most recently used last
-
-    def append_encoded(self, row: bytes) -> None:
-        self._rows.append(row)
-        self._bytes += len(row)
-
-    @property
-    def encoded_bytes(self) -> int:
-        return self._bytes
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, index: int) -> Record: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Record]: ...
-
-    def __getitem__(self, index: int | slice) -> Record | list[Record]:
-        if isinstance(index, slice):
-            return [json.loads(row) for row in self._rows[index]]
-        row = self._rows[index]  # IndexError when outside
-        index %= len(self._rows)
-        record = self._decoded.get(index)
-        if record is None:
-            record = self._decoded[index] = json.loads(row)
-            if len(self._decoded) > DECODED_RECORDS:
-                self._decoded.popitem(last=False)
-        else:
-            self._decoded.move_to_end(index)
-        return record
-
-    def __iter__(self) -> Iterator[Record]:
-        for row in self._rows:
-            yield json.loads(row)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, CompactRecords):
-            return self._rows == other._rows
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"CompactRecords({len(self._rows)} records, {self._bytes} bytes)"
-
-
-class Header(Mapping[str, Any]):
-    """The `created` record, read as a mapping: the fields read on every request kept decoded, the rest
-    (configuration, invitations, hashes: several kB decoded) decoded from the kept record when asked for."""
-
-    HOT = (
-        "kind",
-        "game",
-        "players",
-        "rules_version",
-        "seed",
-        "private",
-        "host_key",
-        "bots",
-        "arena",
-        "waits",
-        "starts_at",
-    )
-    __slots__ = ("_hot", "_records")
-
-    def __init__(self, record: Record, records: CompactRecords) -> None:
-        self._hot = {key: json.loads(json.dumps(record[key])) for key in self.HOT if key in record}
-        self._records = records  # record 0 is this one
-
-    def __getitem__(self, key: str) -> Any:
-        if key in self.HOT:
-            return self._hot[key]
-        return self._records[0][key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._records[0])
-
-    def __len__(self) -> int:
-        return len(self._records[0])
-
-
-class RequestVersions(Mapping[tuple[str, str], int]):
-    """(caller, request_id) -> the version of the record that carries it, kept under one string per entry
-    (a tuple of two strings costs twice the memory): request ids hold no newline (server/limits.py)."""
-
-    __slots__ = ("_versions",)
-
-    def __init__(self) -> None:
-        self._versions: dict[str, int] = {}
-
-    @staticmethod
-    def _key(key: object) -> str:
-        if not (isinstance(key, tuple) and len(key) == 2):
-            raise KeyError(key)
-        caller, request_id = key
-        return f"{request_id}\n{caller}"
-
-    def __getitem__(self, key: tuple[str, str]) -> int:
-        return self._versions[self._key(key)]
-
-    def __setitem__(self, key: tuple[str, str], version: int) -> None:
-        self._versions[self._key(key)] = version
-
-    def __contains__(self, key: object) -> bool:
-        try:
-            return self._key(key) in self._versions
-        except KeyError:
-            return False
-
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        for key in self._versions:
-            request_id, _, caller = key.partition("\n")
-            yield caller, request_id
-
-    def __len__(self) -> int:
-        return len(self._versions)
-
-
-def deep_size(root: Any, skip: Any = None) -> int:
-    """Bytes held by `root` and everything it reaches but `skip` (types, modules and functions excluded)."""
-    seen: set[int] = {id(skip)} if skip is not None else set()
-    stack = [root]
-    total = 0
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or isinstance(obj, type) or callable(obj) or type(obj).__name__ == "module":
-            continue
-        seen.add(id(obj))
-        total += sys.getsizeof(obj)
-        stack.extend(gc.get_referents(obj))
-    return total
 
 
 class LiveMatch:
@@ -231,21 +82,7 @@ class LiveMatch:
         self._pauses = bytearray(1)  # _pauses[v]: paused after version v
         self._batch_starts = bytearray()  # _batch_starts[v - 1]: record v starts a batch
         self._rollbacks: list[tuple[int, int]] = []  # (version, the version it rolled back to)
-        self.tokens: dict[str, tuple[str, str | None]] = {}  # hash -> (role, player)
-        self.started_version = 1  # the last record written by the game's start
-        self.started_at = 0  # the first record written by the game's start (0: not started)
-        # The match clock is the server clock minus this offset: pauses, extensions and rollbacks move it.
-        self.clock_offset = 0.0
-        self.paused_at: float | None = None  # the match-clock time at which the host paused the match
-        # (version, seed) of every record that set the seed: `created`, and each rollback that reopened a
-        # finished match (its seed had been revealed, so what follows is drawn from a new one).
-        self.seeds: list[tuple[int, int]] = []
-        # The last version at which the match was finished (0: never). Whatever was public then (the seeds
-        # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
-        self.finished_last = 0
-        # The version of the host's `cancel` record (0: not cancelled): from it on the match is over with no
-        # result, whatever its game state says. A cancel is final: no rollback undoes it.
-        self.cancelled_at = 0
+        self.envelope = Envelope()  # the server's own records folded (server/envelope.py)
         # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
         self.requests = RequestVersions()
         # Each seat's submissions in the phase now open (reset when the phase changes): where a submission
@@ -281,6 +118,51 @@ class LiveMatch:
     @property
     def version(self) -> int:
         return len(self.records)
+
+    # --- the envelope's facts (server/envelope.py), read where the match is -------------------------
+
+    @property
+    def tokens(self) -> Mapping[str, Token]:
+        return self.envelope.tokens
+
+    @property
+    def started_version(self) -> int:
+        return self.envelope.started_version
+
+    @property
+    def started_at(self) -> int:
+        return self.envelope.started_at
+
+    @property
+    def clock_offset(self) -> float:
+        return self.envelope.clock_offset
+
+    @property
+    def paused_at(self) -> float | None:
+        return self.envelope.paused_at
+
+    @property
+    def seeds(self) -> tuple[tuple[int, int], ...]:
+        return self.envelope.seeds
+
+    @property
+    def cancelled_at(self) -> int:
+        return self.envelope.cancelled_at
+
+    @property
+    def finished_last(self) -> int:
+        return self.envelope.finished_last
+
+    @property
+    def seat_holders(self) -> Mapping[str, str]:
+        """Seats held by identities (seat -> its bot, in an arena match): they act with their own keys."""
+        holders: Mapping[str, str] = self.header.get(SEAT_HOLDERS) or {}
+        return holders
+
+    @property
+    def organised(self) -> bool:
+        """Its seats are held by identities: its host credentials (an organiser) watch it as a spectator."""
+        return bool(self.records) and bool(self.seat_holders)
 
     @property
     def seed(self) -> int:
@@ -510,59 +392,33 @@ class LiveMatch:
 
     def apply(self, record: Record) -> None:
         row = encode(record)  # first: a record that cannot be kept changes nothing
-        kind = record["kind"]
         version = len(self.records) + 1  # the version this record becomes
-        state = self._state
-        if kind == "created":
-            state = self.game.initial_state(record["config"], int(record["seed"]))
-            self.tokens[record["host_token"]] = ("host", None)
-        elif kind == "joined":  # a seat has one token: a re-issued token revokes the old one
-            self.tokens = {d: who for d, who in self.tokens.items() if who != ("player", record["player"])}
-            self.tokens[record["token"]] = ("player", record["player"])
-        elif kind == "game":
-            state = self.game.evolve(state, record["event"])
-            if record.get("start"):
-                self.started_version = version
-                if not self.started_at:
-                    self.started_at = version  # the first start record: the match no longer waits
-        elif kind == "chain_keyed":
-            pass  # the keyed chain starts here (server/records.py): nothing changes in the match
-        elif kind == "rollback":
-            state = self.state_at(int(record["to"]))
-            # Since release 11 a rollback pauses the match at the restored clock (`paused`); before,
-            # it only moved a pause that was already on.
-            if record.get("paused") or self.paused_at is not None:
-                self.paused_at = float(record["clock_to"])
-        if kind in ("created", "rollback") and "seed" in record:
-            self.seeds.append((version, int(record["seed"])))
-        if "offset" in record:
-            self.clock_offset = float(record["offset"])
-        if kind == "host" and record.get("action") == "pause":
-            self.paused_at = float(record["at"])
-        elif kind == "host" and record.get("action") == "cancel":
-            self.cancelled_at = version
-        elif kind == "host" and record.get("action") == "resume":
-            self.paused_at = None
-        elif kind == "host" and record.get("action") == "extend" and self.paused_at is not None:
-            # Paused (say, after a rollback), the stopped clock is held back: the resume keeps the time.
-            self.paused_at -= float(record["seconds"])
-        request = record.get("request")
-        if request:
-            self.requests[(str(request["caller"]), str(request["id"]))] = version
-        if version == 1:
-            self._header = Header(record, self.records)
-        if kind == "created":
-            config = getattr(state, "config", None)
-            self._config_bytes = deep_size(config) if config is not None else 0
-            self._state_bytes = deep_size(state, config)  # until the first snapshot measures a grown one
+        folded = envelope.evolve(self.envelope, record, version)  # an unknown kind changes nothing either
+        state = self._step(self._state, record)
+        self.envelope = folded
+        self._index(version, record, state)
         self.records.append_encoded(row)
         self._last_hash = str(record["hash"]) if "hash" in record else None
         self._batch_starts.append(self.starts_batch(record))
         self._state = state
         self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)
-        if kind in ("game", "rollback"):
+        if record["kind"] in ("game", "rollback"):
             self._follow_status(version, record, self.game.status(state))
+        self._keep_snapshot(version, len(row), state)
+
+    def _index(self, version: int, record: Record, state: Any) -> None:
+        """The per-version facts of a record: its request id, the header, the game moves in force."""
+        request = record.get("request")
+        if request:
+            self.requests[(str(request["caller"]), str(request["id"]))] = version
+        kind = record["kind"]
+        if version == 1:
+            self._header = Header(record, self.records)
+        if kind == "created":
+            config = getattr(state, "config", None)
+            self._config_bytes = deep_size(config) if config is not None else 0
+            self._state_bytes = deep_size(state, config)  # until the first snapshot measures a grown one
         if kind == "game":
             self.moves.append(self.moves[-1] + 1)
         elif kind == "rollback":
@@ -570,7 +426,9 @@ class LiveMatch:
             self.moves.append(self.moves[int(record["to"])])
         else:
             self.moves.append(self.moves[-1])
-        self._unsnapped_bytes += len(row)
+
+    def _keep_snapshot(self, version: int, row_bytes: int, state: Any) -> None:
+        self._unsnapped_bytes += row_bytes
         if version - self._snapshot_versions[-1] >= self.snapshot_every or self._unsnapped_bytes >= self.snapshot_bytes:
             self._snapshots.append(state)
             self._snapshot_versions.append(version)
@@ -581,7 +439,7 @@ class LiveMatch:
         """After a game record or rollback: when the match was last finished, and each seat's submissions
         in the phase now open."""
         if status.finished:
-            self.finished_last = version
+            self.envelope = self.envelope.finished(version)
         phase = (status.phase, status.deadline)
         if phase != self._phase:  # a new phase (a submission that closed the last one counts in neither)
             self._phase = phase
@@ -603,69 +461,6 @@ class LiveMatch:
             batches[-1][1].append(record["event"])
         return batches
 
-    def visible_record(self, version: int, viewer: Viewer) -> Record:
-        """Record `version` as `viewer` may see it (see `visible`)."""
-        record = self.records[version - 1]
-        before = self.state_at(version - 1) if record["kind"] == "game" else None
-        return self.visible(version, record, before, viewer)
-
-    def visible_records(self, first: int, last: int, viewer: Viewer) -> Iterator[tuple[int, Record]]:
-        """(version, record as `viewer` may see it) from `first` to `last`: one running fold."""
-        for version, record, before in self.walk(first, last):
-            yield version, self.visible(version, record, before, viewer)
-
-    def visible(self, version: int, record: Record, before: Any, viewer: Viewer) -> Record:
-        """`record` (at `version`; `before`: the state before it) as `viewer` may see it: no token
-        hashes, no seed before the end, no sealed content (the game's redact), causes only to the host
-        and the actor. What was public once the match finished stays public after a rollback reopens it."""
-        kind = record["kind"]
-        out: Record = {"kind": kind, "at": record.get("at")}
-        if kind == "created":
-            config = dict(record["config"])
-            if not (viewer.is_host or self.finished_last):
-                # Host-set secrets (e.g. Cookoff's judges and tree schedule) wait for the end of the match.
-                for key in getattr(self.game, "secret_config_keys", ()):
-                    if config.get(key) is not None:
-                        config[key] = "hidden until the match is over"
-            out.update(game=record["game"], players=record["players"], config=config)
-            out["rules_version"] = record.get("rules_version")
-            if record.get("origin"):
-                out["origin"] = record["origin"]
-            if record.get("reseeded"):  # a fork of a match whose seed was public draws from a new one
-                out["reseeded"] = True
-            if viewer.is_host or self.seed_revealed(version):
-                out["seed"] = record["seed"]
-        elif kind in ("joined", "invited"):  # never the hashes of tokens or invitations
-            out["player"] = record["player"]
-        elif kind == "game":
-            event = self.game.redact(before, record["event"], viewer)
-            out["event"] = event if event is not None else {"type": "hidden"}
-            cause = record.get("cause")
-            if cause is not None:
-                actor = cause.get("actor")
-                if viewer.is_host or (actor is not None and viewer.is_player(actor)):
-                    out["cause"] = cause
-                else:
-                    out["cause"] = {"actor": actor}
-        else:
-            # A host record's request id is the host's own key for a retry: nobody else's business.
-            private = ("prev", "hash") if viewer.is_host else ("prev", "hash", "request")
-            out.update({key: value for key, value in record.items() if key not in private})
-            if "seed" in out and not (viewer.is_host or self.seed_revealed(version)):
-                out["seed"] = "hidden until the match is over"  # a reopening rollback's new seed
-        return out
-
-    def visible_results(self, version: int) -> dict[str, Any] | None:
-        """The results at `version` as anyone may see them: none before the end (the games' results are
-        not run through their view, so before the end they could hold what some viewer may not see yet),
-        and none but the fact for a cancelled match (the results of an unfinished game would tell secrets)."""
-        if not self.status(version).finished:
-            return None
-        if self.cancelled(version):
-            return {"cancelled": True, "results": []}
-        results: dict[str, Any] = self.game.results(self.state_at(version))
-        return results
-
     def retracted(self) -> set[int]:
         """Versions undone by a later rollback (server/records.py retracted_versions, from the rollbacks kept)."""
         retracted: set[int] = set()
@@ -681,16 +476,3 @@ def cause(actor: str | None, command: Any = None, text: str | None = None, **ext
     if text is not None:
         out["text"] = text
     return out
-
-
-def effective_events(records: Sequence[Record], upto: int) -> list[Event]:
-    """The game events in force at version `upto`: rollbacks drop what they retract."""
-    effective: list[Event] = []
-    count_at: list[int] = [0]  # count_at[v]: effective events after version v
-    for record in records[:upto]:
-        if record["kind"] == "game":
-            effective.append(record["event"])
-        elif record["kind"] == "rollback":
-            del effective[count_at[int(record["to"])] :]
-        count_at.append(len(effective))
-    return effective

@@ -12,15 +12,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any
 
-from server.catalog import Catalog, Summary, summary_of, token_digests
+from server.catalog import Summary, summary_of, token_digests
 from server.errors import DataLoss, NotFound
 from server.identities import is_server_stream
-from server.live import LiveMatch
-from server.records import Record
-from server.store import EventStore, UnreadableRecord
+from server.repository import LiveMatches, rebuild
+from server.store import UnreadableRecord
 
 log = logging.getLogger("server.matches")  # its lines are the match layer's (operators grep for them)
 # Writes are projected into the catalog this long after the first of them (they share one transaction).
@@ -28,21 +25,11 @@ CATALOG_DELAY = 0.2
 
 
 class CatalogProjection:
-    def __init__(
-        self,
-        store: EventStore,
-        catalog: Catalog,
-        io: Callable[..., Awaitable[Any]],
-        load: Callable[[uuid.UUID], Awaitable[LiveMatch]],
-        catch_up: Callable[[LiveMatch], Awaitable[None]],
-        rebuild: Callable[[uuid.UUID, list[Record]], LiveMatch],
-    ) -> None:
-        self.store = store
-        self.catalog = catalog
-        self._io = io  # runs a store or catalog call on the store's thread
-        self._load = load  # a match from the cache, or read from the store
-        self._catch_up = catch_up  # apply to a cached match what was appended since it was read
-        self._rebuild = rebuild
+    def __init__(self, matches: LiveMatches) -> None:
+        self.matches = matches  # the repository: it reads the store and keeps the live matches
+        self.store = matches.store
+        self.catalog = matches.catalog
+        self._io = matches.io  # runs a store or catalog call on the store's thread
         self.position = 0  # the last notification the catalog has applied (read at start)
         self._lock = asyncio.Lock()
         self._due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
@@ -85,7 +72,7 @@ class CatalogProjection:
             for done, (match_id, first) in enumerate(firsts, start=1):
                 try:
                     records = await self._io(self.store.read, match_id, 0)
-                    live = self._rebuild(match_id, records)
+                    live = rebuild(match_id, records)
                 except UnreadableRecord as exc:  # listed once it is repaired; served as DATA_LOSS until then
                     log.error("upgrade: %s", exc)
                     continue
@@ -129,9 +116,9 @@ class CatalogProjection:
                     if projected.get(match_id, 0) >= version:
                         continue  # another process projected it already
                     try:
-                        live = await self._load(match_id)
+                        live = await self.matches.load(match_id)
                         if live.version < version:  # appended by another process, or a write in flight
-                            await self._catch_up(live)
+                            await self.matches.catch_up(live)
                     except (DataLoss, NotFound):
                         continue  # quarantined: it answers DATA_LOSS; catalogued once repaired
                     summaries.append(summary_of(live, first_seen[match_id]))

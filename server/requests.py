@@ -14,13 +14,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf.message import Message
-
 from server.errors import BadRequest
-from server.limits import Limits, check_request_id
+from server.identities import BOT_KEY_PREFIX, KEY_PREFIX
+from server.records import Record
+
+# What each secret the server hands out starts with (it also keeps a secret from starting with "-").
+SECRET_PREFIXES = {
+    "host": "msh_",
+    "seat": "mss_",
+    "invitation": "msi_",
+    "invited": "msi_",
+    "host-key": KEY_PREFIX,
+    "bot-key": BOT_KEY_PREFIX,
+}
 
 
 @dataclass(frozen=True)
@@ -30,19 +41,6 @@ class RequestTag:
 
     def record(self, caller: str) -> dict[str, Any]:
         return {"id": self.request_id, "caller": caller, "fingerprint": self.fingerprint}
-
-
-def request_tag(request: Message, limits: Limits) -> RequestTag | None:
-    """The request's tag, or None when it has no request_id; a malformed id is INVALID_ARGUMENT."""
-    request_id = str(getattr(request, "request_id", ""))
-    if not request_id:
-        return None
-    check_request_id(request_id, limits)
-    body = type(request)()
-    body.CopyFrom(request)
-    body.ClearField("request_id")  # type: ignore[arg-type]
-    fingerprint = hashlib.sha256(body.SerializeToString(deterministic=True)).hexdigest()[:32]
-    return RequestTag(request_id, fingerprint)
 
 
 def same_body(recorded: dict[str, Any], tag: RequestTag) -> None:
@@ -56,3 +54,24 @@ def derived_secret(key: bytes, *parts: str) -> str:
     """A secret only this server (holding `key`) can compute again from the same parts."""
     mac = hmac.new(key, "|".join(("matchserver-secret", *parts)).encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac[:24]).decode().rstrip("=")
+
+
+def tagged(records: Sequence[Record], tag: RequestTag | None, caller: str) -> list[Record]:
+    """The batch with the request recorded on its first record."""
+    if tag is None or not records:
+        return list(records)
+    return [{**records[0], "request": tag.record(caller)}, *records[1:]]
+
+
+class Secrets:
+    """New secrets: derived from the request id when there is one, so a retry gets the same again. Each
+    one's prefix says what it is and keeps it from starting with "-" (which a command line reads as a flag)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+
+    def new(self, tag: RequestTag | None, scope: str, purpose: str, *parts: str) -> str:
+        prefix = SECRET_PREFIXES[purpose]
+        if tag is None:
+            return prefix + secrets.token_urlsafe(24)
+        return prefix + derived_secret(self._key, scope, purpose, *parts, tag.request_id)

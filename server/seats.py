@@ -9,16 +9,16 @@ fills the seat another way, or a newer invitation replaces it.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from server.records import Record
 
 
-def seat_claimed(tokens: dict[str, tuple[str, str | None]], player: str) -> bool:
+def seat_claimed(tokens: Mapping[str, tuple[str, str | None]], player: str) -> bool:
     return ("player", player) in tokens.values()
 
 
-def seat_digests(tokens: dict[str, tuple[str, str | None]], player: str) -> list[str]:
+def seat_digests(tokens: Mapping[str, tuple[str, str | None]], player: str) -> list[str]:
     return [digest for digest, who in tokens.items() if who == ("player", player)]
 
 

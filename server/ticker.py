@@ -3,36 +3,39 @@
 Deadlines live in the events (each phase records its own), so nothing relies on in-memory timers:
 after a restart the first tick applies every deadline that passed while the server was down. The
 catalog (server/catalog.py) indexes when each match is next due, so a tick visits only the matches
-that are due, loading those not in memory: its cost does not grow with the matches stored.
+that are due, loading those not in memory: its cost does not grow with the matches stored. Rooms built
+on the platform add their own periodic jobs (the arena's challenges and tournaments) at wiring.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 
-from server.arena.service import Arena
 from server.errors import Aborted
 from server.matches import Matches
 
 log = logging.getLogger(__name__)
+Job = Callable[[], Awaitable[object]]
 
 
 async def tick(matches: Matches) -> int:
     """One pass over the live matches; returns how many records the deadlines wrote."""
     written = 0
-    await matches.catch_up_catalog()  # what this and other processes wrote: due times moved
+    queries = matches.queries
+    await queries.catch_up_catalog()  # what this and other processes wrote: due times moved
     if matches.refresh_every is not None:
-        await matches.refresh_identities()  # host keys other processes created or revoked
-    for match_id in await matches.due_matches():
+        await matches.hostkeys.refresh()  # host keys other processes created or revoked
+    for match_id in await queries.due_matches():
         try:
             live = await matches.load(match_id)
         except Exception:  # quarantined (logged when set aside): the others are served
             continue
-        if live.paused_at is not None or not live.is_due(matches.now(live)):
+        if live.paused_at is not None or not live.is_due(matches.uow.now(live)):
             continue
         try:
-            written += await matches.expire_due(match_id)
+            written += await matches.commands.expire_due(match_id)
         except Aborted:
             log.info("another server process ended the phase of %s first", match_id)
         except Exception:
@@ -40,13 +43,15 @@ async def tick(matches: Matches) -> int:
     return written
 
 
-async def run(matches: Matches, interval: float, arena: Arena | None = None) -> None:
+async def run(matches: Matches, interval: float, jobs: Sequence[Job] = ()) -> None:
     while True:
         await tick(matches)
-        if arena is not None:
-            try:  # challenges expire; ends a crash missed are recorded; tournaments start what is due
-                await arena.tick()
+        for job in jobs:
+            try:  # e.g. the arena: challenges expire, ends a crash missed are recorded, tournaments go on
+                await job()
             except Exception:
-                log.exception("the arena's tick failed; the next one tries again")
+                log.exception(
+                    "a periodic job failed (%s); the next tick tries again", getattr(job, "__qualname__", job)
+                )
         matches.ticks += 1  # tests wait for ticks to pass rather than sleep
         await asyncio.sleep(interval)

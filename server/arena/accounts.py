@@ -8,9 +8,9 @@ import re
 from collections.abc import Sequence
 
 from server.access import UnknownToken
+from server.arena.platform import MatchPlatform
 from server.errors import BadRequest, FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted
 from server.identities import BotAccount
-from server.matches import Matches
 from server.records import token_hash
 from server.requests import RequestTag, same_body
 
@@ -18,28 +18,28 @@ BOT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 
 class BotAccounts:
-    def __init__(self, matches: Matches, max_bots_per_host_key: int = 100) -> None:
-        self.matches = matches
+    def __init__(self, platform: MatchPlatform, max_bots_per_host_key: int = 100) -> None:
+        self.platform = platform
         self.max_bots_per_host_key = max_bots_per_host_key  # ArenaSettings; the admin has no quota
 
     async def creator(self, token: str | None) -> str:
         """The admin or a host key (refreshing the keys once: another node may have just made it)."""
         try:
-            return self.matches.access.creator(token)
+            return self.platform.access.creator(token)
         except UnknownToken:
-            await self.matches.refresh_identities()
-            return self.matches.access.creator(token)
+            await self.platform.refresh_identities()
+            return self.platform.access.creator(token)
 
     async def bot_of(self, token: str | None) -> BotAccount:
         try:
-            return self.matches.access.bot(token)
+            return self.platform.access.bot(token)
         except UnknownToken:
-            await self.matches.refresh_identities()
-            return self.matches.access.bot(token)
+            await self.platform.refresh_identities()
+            return self.platform.access.bot(token)
 
     async def caller(self, token: str | None) -> str:
         """admin, a host key id, or bot:NAME."""
-        if token and self.matches.access.identities.bot_by_digest(token_hash(token)) is not None:
+        if token and self.platform.access.identities.bot_by_digest(token_hash(token)) is not None:
             return f"bot:{(await self.bot_of(token)).name}"
         return await self.creator(token)
 
@@ -51,7 +51,7 @@ class BotAccounts:
             raise BadRequest("each bot may be named once (a bot holds at most one seat per match)")
         found = []
         for name in names:
-            bot = self.matches.access.identities.bots.get(name)
+            bot = self.platform.access.identities.bots.get(name)
             if bot is None:
                 raise NotFound(f"no bot {name!r} is registered (matchctl bot create {name})")
             if bot.revoked:
@@ -65,14 +65,14 @@ class BotAccounts:
         owner = await self.creator(token)
         if BOT_NAME.fullmatch(name) is None:
             raise BadRequest(f"bot name {name!r}: 1-32 characters of a-z, 0-9 and -, starting with a letter")
-        identities = self.matches.access.identities
-        await self.matches.refresh_identities()
+        identities = self.platform.access.identities
+        await self.platform.refresh_identities()
         if tag is not None:
             earlier = identities.requests.get((owner, tag.request_id))
             if earlier is not None:
                 same_body(earlier["request"], tag)
                 bot_name = str(earlier["bot"])
-                return identities.bots[bot_name], self.matches.new_secret(tag, "identities", "bot-key", bot_name)
+                return identities.bots[bot_name], self.platform.new_secret(tag, "identities", "bot-key", bot_name)
         if name in identities.bots:
             raise FailedPrecondition(f"a bot named {name} is already registered")
         owned = sum(bot.owner == owner for bot in identities.bots.values())
@@ -80,27 +80,27 @@ class BotAccounts:
             raise ResourceExhausted(
                 f"host key {owner} has registered {owned} bots: max_bots_per_host_key is {self.max_bots_per_host_key}"
             )
-        secret = self.matches.new_secret(tag, "identities", "bot-key", name)
+        secret = self.platform.new_secret(tag, "identities", "bot-key", name)
         record = identities.bot_record(
-            "created", name, self.matches.clock.now(), digest=token_hash(secret), owner=owner, auto_accept=auto_accept
+            "created", name, self.platform.clock.now(), digest=token_hash(secret), owner=owner, auto_accept=auto_accept
         )
         if tag is not None:
             record["request"] = tag.record(owner)
-        await self.matches.append_identity(record)
+        await self.platform.append_identity(record)
         if not hmac.compare_digest(identities.bots[name].digest, token_hash(secret)):  # another node had the name
             raise FailedPrecondition(f"a bot named {name} is already registered")
         return identities.bots[name], secret
 
     async def listed(self, token: str | None) -> list[BotAccount]:
         owner = await self.creator(token)
-        await self.matches.refresh_identities()
-        bots = self.matches.access.identities.bots.values()
+        await self.platform.refresh_identities()
+        bots = self.platform.access.identities.bots.values()
         return [bot for bot in bots if owner == "admin" or bot.owner == owner]
 
     async def _own(self, token: str | None, name: str) -> BotAccount:
         owner = await self.creator(token)
-        await self.matches.refresh_identities()
-        bot = self.matches.access.identities.bots.get(name)
+        await self.platform.refresh_identities()
+        bot = self.platform.access.identities.bots.get(name)
         if bot is None:
             raise NotFound(f"no bot {name!r}")
         if owner != "admin" and bot.owner != owner:
@@ -111,19 +111,19 @@ class BotAccounts:
 
     async def rotate(self, token: str | None, name: str, reason: str) -> tuple[BotAccount, str]:
         bot = await self._own(token, name)
-        secret = self.matches.new_secret(None, "identities", "bot-key", name)
-        identities = self.matches.access.identities
-        at = self.matches.clock.now()
-        await self.matches.append_identity(
+        secret = self.platform.new_secret(None, "identities", "bot-key", name)
+        identities = self.platform.access.identities
+        at = self.platform.clock.now()
+        await self.platform.append_identity(
             identities.bot_record("rotated", name, at, digest=token_hash(secret), reason=reason or "rotated")
         )
-        self.matches.end_credential(bot.digest, f"bot {name}'s key was rotated")
+        self.platform.end_credential(bot.digest, f"bot {name}'s key was rotated")
         return identities.bots[name], secret
 
     async def revoke(self, token: str | None, name: str, reason: str) -> BotAccount:
         bot = await self._own(token, name)
-        identities = self.matches.access.identities
-        at = self.matches.clock.now()
-        await self.matches.append_identity(identities.bot_record("revoked", name, at, reason=reason or "revoked"))
-        self.matches.end_credential(bot.digest, f"bot {name} was revoked")
+        identities = self.platform.access.identities
+        at = self.platform.clock.now()
+        await self.platform.append_identity(identities.bot_record("revoked", name, at, reason=reason or "revoked"))
+        self.platform.end_credential(bot.digest, f"bot {name} was revoked")
         return identities.bots[name]

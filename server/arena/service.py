@@ -1,7 +1,7 @@
 """The arena: challenges, tournaments, their scheduling, and the leaderboards (bot accounts: accounts.py).
 
 Every write is optimistic: the arena stream, a tournament's stream and the new matches a step starts are
-appended in one transaction at the versions this process last read (server/matches.py write_together).
+appended in one transaction at the versions this process last read (server/application/platform.py write_together).
 When another node wrote first, nothing lands; this node reads what it missed and decides again, so on
 PostgreSQL exactly one node starts each tournament match, and a seat notice is never written without
 its match. Bot keys live in the identities stream beside host keys (server/identities.py).
@@ -21,6 +21,7 @@ from engine.errors import InvalidConfig
 from engine.registry import get_game
 from server.arena.accounts import BotAccounts
 from server.arena.log import ARENA_STREAM, ArenaLog, Challenge, new_server_stream_id
+from server.arena.platform import Conflict, MatchPlatform
 from server.arena.ratings import Rating, ratings
 from server.arena.results import ranks_of, rollbacks_of
 from server.arena.tournament import FORMATS, TournamentLog, plan_for, scheduled_record
@@ -32,21 +33,16 @@ from server.errors import (
     NotFound,
     PermissionDenied,
     ResourceExhausted,
-    Unavailable,
 )
 from server.identities import is_server_stream
 from server.limits import parse_config_json
 from server.live import LiveMatch
-from server.matches import Matches
 from server.records import Record
 from server.requests import RequestTag, same_body
-from server.store import VersionConflict
+from server.unit_of_work import Again, retried
 
 log = logging.getLogger(__name__)
 WRITE_ATTEMPTS = 8
-# How often the ticker looks for arena matches that ended without this process recording it (another
-# node's write, a crash between a match's last write and its arena record): seconds.
-SWEEP_EVERY = 2.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +66,9 @@ class ArenaSettings:
     max_bots_per_tournament: int = 64
     # A tournament's matches (pairs x games per pair, or rounds x tables), checked before it is drawn.
     max_tournament_matches: int = 2000
+    # How often the ticker looks for arena matches that ended without this process recording it (another
+    # node's write, a crash between a match's last write and its arena record): seconds.
+    sweep_every: float = 2.0
 
 
 @dataclass
@@ -83,11 +82,11 @@ class Step:
 
 
 class Arena:
-    def __init__(self, matches: Matches, settings: ArenaSettings | None = None) -> None:
-        self.matches = matches
+    def __init__(self, platform: MatchPlatform, settings: ArenaSettings | None = None) -> None:
+        self.platform = platform
         self.settings = settings or ArenaSettings()
         self.log = ArenaLog()
-        self.accounts = BotAccounts(matches, self.settings.max_bots_per_host_key)
+        self.accounts = BotAccounts(platform, self.settings.max_bots_per_host_key)
         self.tournaments: dict[str, TournamentLog] = {}
         self._lock = asyncio.Lock()  # one arena write at a time in this process (others: optimistic)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -96,8 +95,10 @@ class Arena:
         self._next_sweep = (
             0.0  # when the tick next looks for ends the write hook missed  # game -> (arena version, its ratings)
         )
-        matches.bus.subscribe(Appended, self._on_appended)
-        matches.bus.subscribe(ServerStreamAppended, lambda appended: self._on_remote(appended.stream, appended.version))
+        platform.bus.subscribe(Appended, self._on_appended)
+        platform.bus.subscribe(
+            ServerStreamAppended, lambda appended: self._on_remote(appended.stream, appended.version)
+        )
 
     # --- reading the arena's streams ----------------------------------------------------------------
 
@@ -115,16 +116,16 @@ class Arena:
         if self.log.broken is not None:
             return  # nothing past a record that does not hold is applied (logged when found)
         after = self.log.version
-        records = await self.matches.read_stream(ARENA_STREAM, after)
+        records = await self.platform.read_stream(ARENA_STREAM, after)
         applied = False
         for version, record in enumerate(records, start=after + 1):
             if self.log.version < version:  # idempotent by version: catch-ups may overlap (a notification, a write)
-                if not self.matches.checked(self.log, record):
+                if not self.platform.checked(self.log, record):
                     break
                 self.log.apply(record)
                 applied = True
         if applied:
-            self.matches.notify(ARENA_STREAM)
+            self.platform.notify(ARENA_STREAM)
 
     async def tournament(self, tournament_id: str) -> TournamentLog:
         """A tournament's log, caught up from the store."""
@@ -136,14 +137,14 @@ class Arena:
         if found is None and not is_server_stream(stream):  # a match's id (or any other): nothing is read
             raise NotFound(f"no tournament {tournament_id}")
         after = found.version if found is not None else 0
-        records = await self.matches.read_stream(stream, after)
+        records = await self.platform.read_stream(stream, after)
         if found is None:
             if not records or records[0].get("kind") != "tournament_created":
                 raise NotFound(f"no tournament {tournament_id}")
             found = self.tournaments.setdefault(str(stream), TournamentLog(str(stream)))  # one copy per id
         for version, record in enumerate(records, start=after + 1):
             if found.version == version - 1 and found.broken is None:  # idempotent by version: reads may overlap
-                if not self.matches.checked(found, record):
+                if not self.platform.checked(found, record):
                     break
                 found.apply(record)
         return found
@@ -160,50 +161,65 @@ class Arena:
     async def _commit(self, plan: Callable[[], Awaitable[Step | None]]) -> Any:
         """Decide a step on fresh state and write it in one transaction; decide again if another node
         wrote first. `plan` returns None when there is nothing to do."""
-        for _ in range(WRITE_ATTEMPTS):
+
+        async def attempt() -> Any:
             async with self._lock:
                 await self.catch_up()
                 step = await plan()
                 if step is None:
                     return None
-                written = ([self.log] if step.arena else []) + [self.tournaments[t] for t in step.tournaments]
-                for stream in written:  # nothing is written after a stored record that does not hold
-                    if stream.broken is not None:
-                        raise DataLoss(str(stream.broken))
-                writes: list[tuple[uuid.UUID, int, str, Sequence[Record]]] = []
-                if step.arena:
-                    writes.append((ARENA_STREAM, self.log.version, self.log.last_hash, step.arena))
-                for tournament_id, records in step.tournaments.items():
-                    tournament = self.tournaments[tournament_id]
-                    writes.append((uuid.UUID(tournament_id), tournament.version, tournament.last_hash, records))
-                for live, records in step.matches:
-                    writes.append((live.id, 0, "", records))
+                writes = self._writes(step)
                 try:
-                    stamped = await self.matches.write_together(writes)
-                except VersionConflict:
-                    log.info("the arena changed under a write in another process: deciding again")
+                    stamped = await self.platform.write_together(writes)
+                except Conflict:
                     for tournament_id in step.tournaments:
                         await self.tournament(tournament_id)
-                    continue
-                # Applied by version: a reader's catch-up may have read these records back meanwhile.
-                batches = iter(zip(writes, stamped, strict=True))
-                if step.arena:
-                    (_, after, _, _), records = next(batches)
-                    for version, record in enumerate(records, start=after + 1):
-                        if self.log.version == version - 1:
-                            self.log.apply(record)
-                for tournament_id in step.tournaments:
-                    (_, after, _, _), records = next(batches)
-                    tournament = self.tournaments[tournament_id]
-                    for version, record in enumerate(records, start=after + 1):
-                        if tournament.version == version - 1:
-                            tournament.apply(record)
-                for live, _ in step.matches:
-                    self.matches.adopt(live, next(batches)[1])
-                if step.arena:
-                    self.matches.notify(ARENA_STREAM)
+                    raise Again from None
+                self._applied(step, writes, stamped)
                 return step.result
-        raise Unavailable("the arena kept changing under this write; nothing was written: retry")
+
+        return await retried(
+            attempt,
+            "the arena kept changing under this write; nothing was written: retry",
+            WRITE_ATTEMPTS,
+            what="the arena",
+        )
+
+    def _writes(self, step: Step) -> list[tuple[uuid.UUID, int, str, Sequence[Record]]]:
+        written = ([self.log] if step.arena else []) + [self.tournaments[t] for t in step.tournaments]
+        for stream in written:  # nothing is written after a stored record that does not hold
+            if stream.broken is not None:
+                raise DataLoss(str(stream.broken))
+        writes: list[tuple[uuid.UUID, int, str, Sequence[Record]]] = []
+        if step.arena:
+            writes.append((ARENA_STREAM, self.log.version, self.log.last_hash, step.arena))
+        for tournament_id, records in step.tournaments.items():
+            tournament = self.tournaments[tournament_id]
+            writes.append((uuid.UUID(tournament_id), tournament.version, tournament.last_hash, records))
+        for live, records in step.matches:
+            writes.append((live.id, 0, "", records))
+        return writes
+
+    def _applied(
+        self, step: Step, writes: list[tuple[uuid.UUID, int, str, Sequence[Record]]], stamped: list[list[Record]]
+    ) -> None:
+        """Apply a written step by version: a reader's catch-up may have read these records back meanwhile."""
+        batches = iter(zip(writes, stamped, strict=True))
+        if step.arena:
+            (_, after, _, _), records = next(batches)
+            for version, record in enumerate(records, start=after + 1):
+                if self.log.version == version - 1:
+                    self.log.apply(record)
+        for tournament_id in step.tournaments:
+            (_, after, _, _), records = next(batches)
+            tournament = self.tournaments[tournament_id]
+            for version, record in enumerate(records, start=after + 1):
+                if tournament.version == version - 1:
+                    tournament.apply(record)
+        for live, _ in step.matches:
+            self.platform.adopt(live, next(batches)[1])
+        if step.arena:
+            self.platform.notify(ARENA_STREAM)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -228,8 +244,8 @@ class Arena:
     def _terms_checked(self, game: str, bots: Sequence[str], config_json: str) -> dict[str, Any]:
         """The configuration overrides, checked by building the match's first records (not written)."""
         self.accounts.registered(bots)
-        overrides = parse_config_json(config_json, self.matches.limits)
-        self.matches.arena_match(game, {bot: bot for bot in bots}, overrides, "admin", {})
+        overrides = parse_config_json(config_json, self.platform.limits)
+        self.platform.prepare_match(game, {bot: bot for bot in bots}, overrides, "admin", {})
         return overrides
 
     async def create_challenge(
@@ -247,17 +263,17 @@ class Arena:
                 f"a bot's challenge may not set {', '.join(secret)}: the bots it challenges cannot see them"
             )
         if not who.startswith("bot:") and who != "admin":  # a host key: every match it makes counts
-            self.matches.access.check_quota(who, await self.matches.unfinished_of(who))
+            self.platform.access.check_quota(who, await self.platform.unfinished_of(who))
 
         async def plan() -> Step | None:
             earlier = self._requested("challenge", who, tag)
             if earlier is not None:
                 return Step([], {}, [], str(earlier["challenge"]))
             self._check_challenger(who, bots)
-            identities = self.matches.access.identities
+            identities = self.platform.access.identities
             accepted = [b for b in bots if identities.bots[b].auto_accept or who == f"bot:{b}"]
             challenge_id = str(new_server_stream_id())
-            now = self.matches.clock.now()
+            now = self.platform.clock.now()
             record: Record = {
                 "kind": "challenge",
                 "challenge": challenge_id,
@@ -278,12 +294,12 @@ class Arena:
 
         made = await self._commit(plan)
         if not who.startswith("bot:"):
-            self.matches.access.created(who)  # a host key's creation, for its per-minute quota
+            self.platform.access.created(who)  # a host key's creation, for its per-minute quota
         return self.log.challenges[str(made)]
 
     def _check_challenger(self, who: str, bots: Sequence[str]) -> None:
         """The challenger's limits: open challenges per bot and in all; a bot's own matches and rate."""
-        settings, now = self.settings, self.matches.clock.now()
+        settings, now = self.settings, self.platform.clock.now()
         mine = [c for c in self.log.challenges.values() if c.by == who]
         open_ = [c for c in mine if c.state == "open"]
         limit = settings.max_open_challenges_per_bot
@@ -317,7 +333,7 @@ class Arena:
     ) -> None:
         organiser = "admin" if by.startswith("bot:") else by
         arena = {"challenge": challenge_id}
-        live, records = self.matches.arena_match(game, {bot: bot for bot in bots}, overrides, organiser, arena)
+        live, records = self.platform.prepare_match(game, {bot: bot for bot in bots}, overrides, organiser, arena)
         step.matches.append((live, records))
         step.arena.append(
             {
@@ -327,7 +343,7 @@ class Arena:
                 "seats": {bot: bot for bot in bots},
                 "challenge": challenge_id,
                 "tournament": None,
-                "at": self.matches.clock.now(),
+                "at": self.platform.clock.now(),
             }
         )
 
@@ -344,7 +360,7 @@ class Arena:
                 raise FailedPrecondition(f"challenge {challenge_id} is {challenge.state}")
             if accept and bot.name in challenge.accepted:
                 return None
-            now = self.matches.clock.now()
+            now = self.platform.clock.now()
             step = Step(
                 [{"kind": "answer", "challenge": challenge_id, "bot": bot.name, "accept": accept, "at": now}], {}, []
             )
@@ -358,7 +374,7 @@ class Arena:
         return self.log.challenges[challenge_id]
 
     def _due_challenges(self) -> list[Challenge]:
-        now = self.matches.clock.now()
+        now = self.platform.clock.now()
         return [c for c in self.log.challenges.values() if c.state == "open" and c.expires_at <= now]
 
     async def expire_challenges(self) -> int:
@@ -366,7 +382,7 @@ class Arena:
             return 0
 
         async def plan() -> Step | None:
-            due, now = self._due_challenges(), self.matches.clock.now()
+            due, now = self._due_challenges(), self.platform.clock.now()
             if not due:
                 return None
             return Step([{"kind": "expired", "challenge": c.challenge_id, "at": now} for c in due], {}, [], len(due))
@@ -394,7 +410,7 @@ class Arena:
         if organiser != "admin":
             await self._check_organiser(organiser)
         bots = list(bots)
-        await self.matches.refresh_identities()
+        await self.platform.refresh_identities()
         self.accounts.registered(bots)
         if len(bots) > self.settings.max_bots_per_tournament:
             raise BadRequest(f"{len(bots)} bots: max_bots_per_tournament is {self.settings.max_bots_per_tournament}")
@@ -413,7 +429,7 @@ class Arena:
         limit = self.settings.max_tournament_matches
         if total > limit:  # checked before the draw, whose cost grows with it
             raise BadRequest(f"this tournament would have {total} matches: max_tournament_matches is {limit}")
-        overrides = parse_config_json(config_json, self.matches.limits)
+        overrides = parse_config_json(config_json, self.platform.limits)
         header: Record = {
             "kind": "tournament_created",
             "name": name,
@@ -434,7 +450,7 @@ class Arena:
         for round_ in plan[:1]:  # the game checks the configuration with a table of the drawn size
             for table in round_["tables"][:1]:
                 try:
-                    self.matches.arena_match(game, {bot: bot for bot in table}, overrides, organiser, {})
+                    self.platform.prepare_match(game, {bot: bot for bot in table}, overrides, organiser, {})
                 except InvalidConfig as exc:
                     raise InvalidConfig(f"a table of {len(table)} bots: {exc}") from None
         tournament_id = str(new_server_stream_id())
@@ -443,7 +459,7 @@ class Arena:
             earlier = self._requested("tournament", organiser, tag)
             if earlier is not None:
                 return Step([], {}, [], str(earlier["tournament"]))
-            now = self.matches.clock.now()
+            now = self.platform.clock.now()
             notice: Record = {
                 "kind": "tournament",
                 "tournament": tournament_id,
@@ -475,15 +491,15 @@ class Arena:
                 f"host key {organiser} organises {running} unfinished tournaments: "
                 f"max_live_tournaments_per_host_key is {limit}"
             )
-        self.matches.access.check_quota(organiser, await self.matches.unfinished_of(organiser))
-        self.matches.access.created(organiser)
+        self.platform.access.check_quota(organiser, await self.platform.unfinished_of(organiser))
+        self.platform.access.created(organiser)
 
     async def _room(self, organiser: str) -> int | None:
         """How many more matches a host key's tournaments may start now (None: no limit, the admin)."""
         if organiser == "admin":
             return None
-        most = self.matches.access.quotas.max_live_matches_per_host_key
-        return max(0, most - await self.matches.unfinished_of(organiser))
+        most = self.platform.access.quotas.max_live_matches_per_host_key
+        return max(0, most - await self.platform.unfinished_of(organiser))
 
     async def advance(self, tournament_id: str) -> None:
         """Start every match whose turn has come (one transaction per step), or record the end."""
@@ -496,13 +512,13 @@ class Arena:
             header = tournament.header
             # Within the organiser's quota of live matches: the rest start as others end (each tick asks).
             entries = tournament.to_start()[:room]
-            now = self.matches.clock.now()
+            now = self.platform.clock.now()
             if entries:
                 step = Step([], {tournament_id: []}, [])
                 for entry in entries:
                     seats = {bot: bot for bot in entry.seats}
                     arena = {"tournament": tournament_id, "index": entry.index}
-                    live, records = self.matches.arena_match(
+                    live, records = self.platform.prepare_match(
                         str(header["game"]), seats, header["config"], str(header["organiser"]), arena
                     )
                     step.matches.append((live, records))
@@ -561,10 +577,10 @@ class Arena:
             match = self.log.matches.get(match_id)
             if match is None or match.ranks is not None or match.voided:
                 return None
-            live = await self.matches.load(uuid.UUID(match_id))
+            live = await self.platform.load(uuid.UUID(match_id))
             if not live.status().finished:
                 return None
-            ranks, now = ranks_of(live), self.matches.clock.now()
+            ranks, now = ranks_of(live), self.platform.clock.now()
             finished = {"kind": "finished", "match": match_id, "game": match.game, "ranks": ranks, "at": now}
             step = Step([{**finished, "tournament": match.tournament}], {}, [], match.tournament)
             if match.tournament:
@@ -600,7 +616,7 @@ class Arena:
                     f"match {match_id} is still being played: correct it by rollback (matchctl rollback), "
                     "or cancel it and then void it"
                 )
-            now = self.matches.clock.now()
+            now = self.platform.clock.now()
             new_index = max(tournament.entries) + 1 if rematch else None
             records: list[Record] = [
                 {
@@ -642,13 +658,13 @@ class Arena:
     async def tick(self) -> None:
         """Expire challenges, record ends a write's own task missed (a crash, another node), and start
         what each running tournament has due."""
-        if self.matches.refresh_every is not None:  # other processes write to the store too
+        if self.platform.refresh_every is not None:  # other processes write to the store too
             await self.catch_up()
         await self.expire_challenges()
         if time.monotonic() >= self._next_sweep:  # the write hook records ends; this sweep is the safety net
-            self._next_sweep = time.monotonic() + SWEEP_EVERY
+            self._next_sweep = time.monotonic() + self.settings.sweep_every
             unfinished = [uuid.UUID(match.match_id) for match in self.log.unfinished()]
-            for match_id in sorted(await self.matches.finished_among(unfinished)):
+            for match_id in sorted(await self.platform.finished_among(unfinished)):
                 if str(match_id) not in self._finishing:
                     await self._finish(str(match_id))
         for tournament_id in list(self.log.tournaments):  # those another node made are loaded once

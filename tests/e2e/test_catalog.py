@@ -135,7 +135,7 @@ def test_live_matches_are_bounded_by_memory_and_an_evicted_match_is_read_again(t
         assert server.running is not None
         client = server.client()
         made = [seat_duel(client, seed=n)[0] for n in range(60)]
-        count, used, limit = server.running.matches.cache_use()
+        count, used, limit = server.running.matches.repository.cache_use()
         assert limit == int(cache_mb * 2**20) and used <= limit
         assert count < len(made)  # the oldest were evicted by size...
         assert client.state(made[0]).version == 4  # ...and are read again when used
@@ -163,7 +163,7 @@ def test_a_catalog_catch_up_ends_at_the_position_it_started_at_while_writes_keep
                 match = uuid.UUID(match_id)
                 while not stop.is_set():
                     for action in ("pause", "resume"):
-                        await matches.host_action(match, host, action, reason="flood")
+                        await matches.commands.host_action(match, host, action, reason="flood")
                         written += 1
 
             writer = asyncio.ensure_future(flood())
@@ -172,7 +172,7 @@ def test_a_catalog_catch_up_ends_at_the_position_it_started_at_while_writes_keep
                     await asyncio.sleep(0)
                 before = written
                 for _ in range(3):
-                    await asyncio.wait_for(matches.catch_up_catalog(), timeout=60)
+                    await asyncio.wait_for(matches.queries.catch_up_catalog(), timeout=60)
                 return before, written
             finally:
                 stop.set()

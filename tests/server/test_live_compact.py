@@ -17,6 +17,7 @@ from engine.contract import Viewer
 from engine.registry import get_game
 from server.clock import ManualClock
 from server.live import LiveMatch
+from server.visibility import visible_record, visible_records
 from tests.conftest import make_server
 from tests.support import storefile
 from tests.support.bot_records import bot_match_records
@@ -152,10 +153,10 @@ def test_a_page_of_visible_records_is_what_each_version_shows_alone(duel_records
     live = LiveMatch.from_records(uuid.uuid4(), duel_records, 3)
     last = len(duel_records)
     for viewer in VIEWERS:
-        one_by_one = [(version, live.visible_record(version, viewer)) for version in range(1, last + 1)]
-        assert list(live.visible_records(1, last, viewer)) == one_by_one
-        assert list(live.visible_records(4, 9, viewer)) == one_by_one[3:9]
-    hidden = [record for _, record in live.visible_records(1, last, Viewer.of("bob"))]
+        one_by_one = [(version, visible_record(live, version, viewer)) for version in range(1, last + 1)]
+        assert list(visible_records(live, 1, last, viewer)) == one_by_one
+        assert list(visible_records(live, 4, 9, viewer)) == one_by_one[3:9]
+    hidden = [record for _, record in visible_records(live, 1, last, Viewer.of("bob"))]
     assert any(record.get("event", {}).get("type") == "Picked" and "number" not in record["event"] for record in hidden)
 
 
@@ -168,7 +169,7 @@ def test_history_and_audit_over_grpc_page_through_the_whole_log(played: tuple[Se
     assert [event.version for event in paged] == list(range(1, len(records) + 1))
     live = LiveMatch.from_records(uuid.uuid4(), records)
     for event in paged:
-        assert json.loads(event.json) == live.visible_record(event.version, Viewer.host())
+        assert json.loads(event.json) == visible_record(live, event.version, Viewer.host())
     trail = client.audit(match_id, host)
     assert trail and all(1 <= entry.version <= len(records) for entry in trail)
     for page_size in (1, 2, 5):  # each page walks only as far as its last entry and one more
@@ -198,9 +199,9 @@ def test_records_of_a_real_game_come_back_equal_and_every_state_is_the_full_fold
 def test_a_record_is_decoded_to_an_equal_dict_with_its_keys_in_order() -> None:
     header = bot_match_records("mining", seed=1)[0]
     record: Record = {"kind": "host", "at": 1.5, "by": "host", "reason": "ünïcode ✓ \ud800", "n": [1, 2.25, None]}
-    live = LiveMatch.from_records(uuid.uuid4(), [header, record, {**record, "kind": "other"}])
+    live = LiveMatch.from_records(uuid.uuid4(), [header, record, {**record, "kind": "chain_keyed"}])
     assert live.records[1] == record and list(live.records[1]) == list(record)
-    assert live.records[-1] == {**record, "kind": "other"} and live.records[0] == header
+    assert live.records[-1] == {**record, "kind": "chain_keyed"} and live.records[0] == header
 
 
 def test_the_memory_estimate_follows_what_the_match_holds() -> None:

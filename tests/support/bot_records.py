@@ -14,7 +14,7 @@ from engine.contract import Json, Viewer
 from engine.match import LocalMatch
 from engine.registry import get_game
 from server.live import cause
-from server.matches import game_records
+from server.envelope import created_record, game_records
 from server.records import ChainKey, Record, chain, token_hash
 
 KEY = ChainKey(b"bench-chain-key-0123456789abcdef", "bench")
@@ -45,19 +45,17 @@ def bot_match_records(
             records[0] = {**records[0], "request": tag}
         return records
 
-    header: Record = {
-        "kind": "created",
-        "game": game.name,
-        "players": players,
-        "config": config,
-        "seed": seed,
-        "rules_version": game.rules_version,
-        "host_token": token_hash(f"host-{seed}"),
-        "invitations": {p: token_hash(f"invitation-{p}-{seed}") for p in players},
-        "host_key": None,
-        "private": False,
-        "at": START,
-    }
+    header = created_record(
+        game,
+        players,
+        config,
+        seed,
+        host_token=token_hash(f"host-{seed}"),
+        invitations={p: token_hash(f"invitation-{p}-{seed}") for p in players},
+        host_key=None,
+        private=False,
+        at=START,
+    )
     match = LocalMatch(game, config, seed, now=START)
     log: list[Record] = tagged([header], "admin")
     for p in players:

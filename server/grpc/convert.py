@@ -11,10 +11,13 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from engine.contract import Game, Status
+from engine.contract import Game, Status, Viewer
 from engine.errors import MalformedCommand
 from matchserver.v1 import matchserver_pb2 as pb
+from server.application.values import Accepted, Created, Joined, StateView, receipt_at
+from server.catalog import Summary
 from server.errors import BadRequest
+from server.identities import HostKey
 from server.records import Receipt, Record
 
 # GameCommand's field for each game (the game's own proto package wraps its commands in `Command`).
@@ -132,3 +135,125 @@ def receipt_value(message: pb.Receipt) -> Receipt:
     if not message.chain_head:
         raise BadRequest(f"the receipt for version {message.version} has no chain_head")
     return Receipt(message.version, message.chain_head, message.key_id)
+
+
+def _json_or_empty(value: Any) -> str:
+    return "" if value is None else json.dumps(value, sort_keys=True)
+
+
+# The responses of writes that append to a match: one type per RPC, all of this shape.
+WriteResponse = typing.TypeVar(
+    "WriteResponse", pb.SubmitResponse, pb.ForcePhaseEndResponse, pb.HostActionResponse, pb.RollbackResponse
+)
+
+
+def write_response(kind: type[WriteResponse], accepted: Accepted) -> WriteResponse:
+    return kind(
+        version=accepted.version,
+        events=[event_message(version, record) for version, record in accepted.records],
+        status=status_message(accepted.status, accepted.paused),
+        receipt=receipt_message(accepted.receipt),
+    )
+
+
+# The responses of writes that make a match (a new one, or a fork): one type per RPC, of this shape.
+CreatedResponse = typing.TypeVar("CreatedResponse", pb.CreateMatchResponse, pb.ForkResponse)
+
+
+def created_response(kind: type[CreatedResponse], created: Created) -> CreatedResponse:
+    live = created.live
+    return kind(
+        match_id=str(live.id),
+        host_token=created.host_token,
+        version=live.version,
+        seed=live.seed,
+        invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
+        receipt=receipt_message(receipt_at(live, live.version)),
+    )
+
+
+def join_response(joined: Joined) -> pb.JoinMatchResponse:
+    return pb.JoinMatchResponse(
+        player_token=joined.secret, version=joined.version, receipt=receipt_message(joined.receipt)
+    )
+
+
+def invite_response(invited: Joined) -> pb.InviteSeatResponse:
+    return pb.InviteSeatResponse(
+        invitation=invited.secret, version=invited.version, receipt=receipt_message(invited.receipt)
+    )
+
+
+def host_key_message(key: HostKey, live_matches: int) -> pb.HostKey:
+    return pb.HostKey(
+        key_id=key.key_id, name=key.name, created_at=key.created_at, revoked=key.revoked, live_matches=live_matches
+    )
+
+
+def viewer_name(viewer: Viewer) -> str:
+    return viewer.kind if viewer.player is None else f"player:{viewer.player}"
+
+
+def state_response(state: StateView) -> pb.GetStateResponse:
+    return pb.GetStateResponse(
+        match_id=state.match_id,
+        game=state.game,
+        version=state.version,
+        view_json=json.dumps(state.view, sort_keys=True),
+        status=status_message(state.status, state.paused),
+        clock=state.clock,
+        viewer=viewer_name(state.viewer),
+        players=list(state.players),
+        results_json=_json_or_empty(state.results),
+    )
+
+
+def history_response(rows: list[tuple[int, Record, bool]], next_token: str) -> pb.HistoryResponse:
+    events = [event_message(v, record, gone) for v, record, gone in rows]
+    return pb.HistoryResponse(events=events, next_page_token=next_token)
+
+
+def summary_message(summary: Summary) -> pb.MatchSummary:
+    return pb.MatchSummary(
+        match_id=str(summary.match_id),
+        game=summary.game,
+        players=list(summary.players),
+        version=summary.version,
+        phase=summary.phase,
+        finished=summary.finished,
+    )
+
+
+def audit_response(entries: list[dict[str, Any]], next_token: str) -> pb.AuditResponse:
+    return pb.AuditResponse(entries=[pb.AuditEntry(**entry) for entry in entries], next_page_token=next_token)
+
+
+def verify_response(report: dict[str, Any]) -> pb.VerifyResponse:
+    return pb.VerifyResponse(
+        ok=report["ok"],
+        checked_batches=report["checked"],
+        version=report["version"],
+        first_bad_version=report.get("first_bad_version", 0),
+        problem=report.get("problem", ""),
+        recorded_json=report.get("recorded_json", ""),
+        recomputed_json=report.get("recomputed_json", ""),
+        recorded_rules_version=report["recorded_rules_version"],
+        current_rules_version=report["current_rules_version"],
+        receipts_checked=report["receipts_checked"],
+        unkeyed_until=report["unkeyed_until"],
+    )
+
+
+def subscribe_update(
+    version: int, record: Record, view: dict[str, Any] | None = None, status: pb.Status | None = None
+) -> bytes:
+    """One Subscribe update, serialized (built once per viewer class and shared by its streams); the last
+    version of a batch carries the view and the status."""
+    update = pb.SubscribeResponse(event=event_message(version, record))
+    if record["kind"] == "rollback":
+        update.rolled_back_to = int(record["to"])
+    if view is not None:
+        update.view_json = json.dumps(view, sort_keys=True)
+    if status is not None:
+        update.status.CopyFrom(status)
+    return update.SerializeToString()

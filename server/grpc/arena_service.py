@@ -1,6 +1,6 @@
 """ArenaService over gRPC (protos/matchserver/v1/arena.proto): convert, call the arena, convert back.
 
-Errors map to status codes by the same table as MatchService (server/api.py). BotEvents is resumable: a
+Errors map to status codes by the same table as MatchService (server/grpc/plumbing.py). BotEvents is resumable: a
 stream the server ends on purpose (shutdown, the bot's key rotated or revoked, its maximum age) carries
 the `matchserver-resume-from` trailer, the last position it sent.
 """
@@ -18,25 +18,25 @@ import grpc
 
 from engine.registry import get_game
 from matchserver.v1 import arena_pb2 as pb
-from server.api import (
-    MalformedRequest,
-    _abort_for,
-    _page,
-    _token,
-    _unary,
-    end_stream,
-    service_handler,
-)
 from server.arena.log import ARENA_STREAM, Challenge, Notice
 from server.arena.service import Arena
 from server.arena.tournament import TournamentLog
 from server.arena.verify import verify_server_streams, verify_tournament
 from server.errors import BadRequest, Unauthenticated
+from server.grpc.plumbing import (
+    MalformedRequest,
+    abort_for,
+    bearer_token,
+    end_stream,
+    page_of,
+    request_tag,
+    service_handler,
+    unary,
+)
 from server.identities import BotAccount
 from server.limits import check_reason, cut
 from server.paging import PageRequest
 from server.records import token_hash
-from server.requests import request_tag
 from server.streams import StreamEnd, TooManyStreams, peer_address
 
 
@@ -127,60 +127,64 @@ def tournament_message(tournament: TournamentLog, whole: bool = True) -> pb.Tour
 class ArenaService:
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
-        self.matches = arena.matches
-        self.limits = arena.matches.limits
+        self.platform = arena.platform
+        self.limits = arena.platform.limits
 
-    @_unary
+    @unary
     async def CreateBot(self, request: pb.CreateBotRequest, context: Any) -> pb.CreateBotResponse:
         bot, secret = await self.arena.accounts.create(
-            _token(context), request.name, request.auto_accept, request_tag(request, self.limits)
+            bearer_token(context), request.name, request.auto_accept, request_tag(request, self.limits)
         )
         return pb.CreateBotResponse(bot=bot_message(bot), bot_key=secret)
 
-    @_unary
+    @unary
     async def ListBots(self, request: pb.ListBotsRequest, context: Any) -> pb.ListBotsResponse:
         page = PageRequest(request.page_size, request.page_token)
-        bots = await self.arena.accounts.listed(_token(context))
+        bots = await self.arena.accounts.listed(bearer_token(context))
         first = page.start(default=0)
         chosen = [bot_message(bot) for bot in bots[first : first + page.size]]
         taken = page.fit(chosen, lambda bot: bot.ByteSize())
         more = first + taken < len(bots)
         return pb.ListBotsResponse(bots=chosen[:taken], next_page_token=page.next_token(first + taken, more=more))
 
-    @_unary
+    @unary
     async def RotateBotKey(self, request: pb.RotateBotKeyRequest, context: Any) -> pb.RotateBotKeyResponse:
         check_reason(request.reason, self.limits)
-        bot, secret = await self.arena.accounts.rotate(_token(context), request.name, request.reason)
+        bot, secret = await self.arena.accounts.rotate(bearer_token(context), request.name, request.reason)
         return pb.RotateBotKeyResponse(bot=bot_message(bot), bot_key=secret)
 
-    @_unary
+    @unary
     async def RevokeBot(self, request: pb.RevokeBotRequest, context: Any) -> pb.RevokeBotResponse:
         check_reason(request.reason, self.limits)
-        bot = await self.arena.accounts.revoke(_token(context), request.name, request.reason)
+        bot = await self.arena.accounts.revoke(bearer_token(context), request.name, request.reason)
         return pb.RevokeBotResponse(bot=bot_message(bot))
 
-    @_unary
+    @unary
     async def CreateChallenge(self, request: pb.CreateChallengeRequest, context: Any) -> pb.CreateChallengeResponse:
         if not request.game:
             raise BadRequest("game is required")
         challenge = await self.arena.create_challenge(
-            _token(context), request.game, list(request.bots), request.config_json, request_tag(request, self.limits)
+            bearer_token(context),
+            request.game,
+            list(request.bots),
+            request.config_json,
+            request_tag(request, self.limits),
         )
         return pb.CreateChallengeResponse(challenge=challenge_message(challenge))
 
-    @_unary
+    @unary
     async def AnswerChallenge(self, request: pb.AnswerChallengeRequest, context: Any) -> pb.AnswerChallengeResponse:
-        challenge = await self.arena.answer_challenge(_token(context), request.challenge_id, request.accept)
+        challenge = await self.arena.answer_challenge(bearer_token(context), request.challenge_id, request.accept)
         return pb.AnswerChallengeResponse(challenge=challenge_message(challenge))
 
-    @_unary
+    @unary
     async def CreateTournament(self, request: pb.CreateTournamentRequest, context: Any) -> pb.CreateTournamentResponse:
         if not request.game:
             raise BadRequest("game is required")
         if min(request.games_per_pair, request.rounds, request.table_size) < 0:
             raise BadRequest("games_per_pair, rounds and table_size are 0 (the default) or more")
         tournament = await self.arena.create_tournament(
-            _token(context),
+            bearer_token(context),
             request.game,
             list(request.bots),
             request.format,
@@ -194,44 +198,44 @@ class ArenaService:
         )
         return pb.CreateTournamentResponse(tournament=tournament_message(tournament))
 
-    @_unary
+    @unary
     async def GetTournament(self, request: pb.GetTournamentRequest, context: Any) -> pb.GetTournamentResponse:
         tournament = await self.arena.tournament(request.tournament_id)
         return pb.GetTournamentResponse(tournament=tournament_message(tournament))
 
-    @_unary
+    @unary
     async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Any) -> pb.ListTournamentsResponse:
         await self.arena.catch_up()
-        page, every = _page(request), self.arena.log.tournaments
+        page, every = page_of(request), self.arena.log.tournaments
         start = page.start(0)
         ids = every[start : start + page.size]
         next_token = PageRequest.next_token(start + len(ids), start + len(ids) < len(every))
         tournaments = [tournament_message(await self.arena.tournament(i), whole=False) for i in ids]
         return pb.ListTournamentsResponse(tournaments=tournaments, next_page_token=next_token)
 
-    @_unary
+    @unary
     async def VoidTournamentMatch(
         self, request: pb.VoidTournamentMatchRequest, context: Any
     ) -> pb.VoidTournamentMatchResponse:
         check_reason(request.reason, self.limits)
         tournament = await self.arena.void(
-            _token(context), request.tournament_id, request.match_id, request.reason, request.rematch
+            bearer_token(context), request.tournament_id, request.match_id, request.reason, request.rematch
         )
         return pb.VoidTournamentMatchResponse(tournament=tournament_message(tournament))
 
-    @_unary
+    @unary
     async def VerifyTournament(self, request: pb.VerifyTournamentRequest, context: Any) -> pb.VerifyTournamentResponse:
         ok, problem, records, checked = await verify_tournament(self.arena, request.tournament_id)
         return pb.VerifyTournamentResponse(ok=ok, problem=problem, checked_records=records, checked_matches=checked)
 
-    @_unary
+    @unary
     async def VerifyServerStreams(
         self, request: pb.VerifyServerStreamsRequest, context: Any
     ) -> pb.VerifyServerStreamsResponse:
-        reports = await verify_server_streams(self.arena, _token(context), request.identities, request.arena)
+        reports = await verify_server_streams(self.arena, bearer_token(context), request.identities, request.arena)
         return pb.VerifyServerStreamsResponse(streams=[pb.StreamCheck(**report) for report in reports])
 
-    @_unary
+    @unary
     async def Leaderboard(self, request: pb.LeaderboardRequest, context: Any) -> pb.LeaderboardResponse:
         if not request.game:
             raise BadRequest("game is required")
@@ -250,21 +254,21 @@ class ArenaService:
         if isinstance(request, MalformedRequest):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
         try:
-            token = _token(context)
+            token = bearer_token(context)
             bot = await self.arena.accounts.bot_of(token)
             if request.after < 0:
                 raise BadRequest("after must be 0 or more")
         except Exception as exc:
-            await _abort_for(exc, context, self.limits)
+            await abort_for(exc, context, self.limits)
             return
-        registry = self.matches.streams
+        registry = self.platform.streams
         try:
             # Registered per bot (its own key in the registry), so a rotated or revoked key ends it.
             stream = registry.open(
                 uuid.uuid5(ARENA_STREAM, bot.name), token_hash(token or ""), peer_address(context.peer()), placed=True
             )
         except TooManyStreams as exc:  # RESOURCE_EXHAUSTED, by the one table
-            await _abort_for(exc, context, self.limits)
+            await abort_for(exc, context, self.limits)
             return
         sent = int(request.after)
         try:
@@ -282,9 +286,9 @@ class ArenaService:
         sent: int,
         context: grpc.aio.ServicerContext,
     ) -> tuple[StreamEnd, int]:
-        limits = self.matches.streams.limits
+        limits = self.platform.streams.limits
         while True:
-            if self.matches.refresh_every is not None:
+            if self.platform.refresh_every is not None:
                 await self.arena.catch_up()  # another node's notices
             try:
                 await self.arena.accounts.bot_of(token)
@@ -312,8 +316,8 @@ class ArenaService:
                     f"call again with after={sent}",
                     revoked=False,
                 ), sent
-            wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
-            await self.matches.wait_for_stream(ARENA_STREAM, self._moved_on(self.arena.log.version), wait, ending)
+            wait = min(5.0, self.platform.refresh_every or 5.0, age_left)
+            await self.platform.wait_for_stream(ARENA_STREAM, self._moved_on(self.arena.log.version), wait, ending)
 
     def _moved_on(self, version: int) -> Callable[[], bool]:
         return lambda: self.arena.log.version > version
@@ -321,3 +325,6 @@ class ArenaService:
 
 def arena_handler(service: ArenaService) -> grpc.GenericRpcHandler:
     return service_handler(service, pb, "ArenaService")
+
+
+ARENA_SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name

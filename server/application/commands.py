@@ -1,0 +1,397 @@
+"""The writes to a match: each one loads it, checks the caller, decides (the engine for the game, the
+envelope for the match's own rules), and appends through the unit of work."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from engine import match as rules
+from engine.contract import Viewer
+from engine.errors import InvalidConfig
+from engine.registry import get_game
+from server import envelope
+from server.access import Access, UnknownToken
+from server.application.callers import Callers, accepted, replayed
+from server.application.queries import MatchQueries
+from server.application.values import Accepted, Created, Joined, receipt_at
+from server.clock import Clock
+from server.envelope import check_expected, created_record, game_records, refuse_held_seats, start_records
+from server.errors import Aborted, FailedPrecondition, PermissionDenied, ResourceExhausted, Unauthenticated, engine_step
+from server.hostkeys import HostKeys
+from server.limits import Limits, check_game_config, check_seat_names, parse_config_json
+from server.live import LiveMatch, cause
+from server.records import Record, token_hash
+from server.repository import LiveMatches
+from server.requests import RequestTag, Secrets, tagged
+from server.seats import seat_digests
+from server.unit_of_work import UnitOfWork
+
+
+class MatchCommands:
+    def __init__(
+        self,
+        matches: LiveMatches,
+        uow: UnitOfWork,
+        callers: Callers,
+        hostkeys: HostKeys,
+        queries: MatchQueries,
+        secrets: Secrets,
+        limits: Limits,
+    ) -> None:
+        self.matches = matches
+        self.uow = uow
+        self.callers = callers
+        self.hostkeys = hostkeys
+        self.queries = queries
+        self.secrets = secrets
+        self.limits = limits
+        self.access: Access = callers.access
+        self.clock: Clock = uow.clock
+
+    async def create(
+        self,
+        game_name: str,
+        players: Sequence[str],
+        seed: int | None,
+        overrides_json: str,
+        token: str | None = None,
+        private: bool = False,
+        tag: RequestTag | None = None,
+        starts_at: float | None = None,
+    ) -> Created:
+        """A new match. It waits for its players: its first phase opens when its last seat is claimed, when
+        the host starts it, or at `starts_at` (server time, Unix seconds) if the host set one."""
+        try:
+            creator = self.access.creator(token)
+        except UnknownToken:
+            await self.hostkeys.refresh()  # a host key another server process has just created
+            creator = self.access.creator(token)
+        if tag is not None:  # a retry? The catalog, caught up, knows every match made for a request
+            await self.queries.catch_up_catalog()
+            existing = await self.matches.io(self.matches.catalog.created_for, creator, tag.request_id)
+            if existing is not None:
+                return self.callers.created_again(await self.matches.load(existing), tag)
+        if creator != "admin":
+            self.access.check_quota(creator, await self.queries.unfinished_of(creator))
+        game = get_game(game_name)
+        check_seat_names(players, self.limits)
+        players = list(players)
+        if not players or len(set(players)) != len(players):
+            raise InvalidConfig("players must be distinct, non-empty names")
+        config = game.default_config(players)
+        config.update(parse_config_json(overrides_json, self.limits))
+        config["players"] = list(players)
+        check_game_config(game.name, config, self.limits)
+        seed = secrets.randbelow(2**53) if seed is None else seed
+        live = LiveMatch(uuid.uuid4(), game)
+        host_token = self.secrets.new(tag, str(live.id), "host")
+        invitations = {player: self.secrets.new(tag, str(live.id), "invitation", player) for player in players}
+        now = self.clock.now()
+        envelope.check_starts_at(starts_at, now)
+        # waits: no clock runs before its players can act (earlier releases started at once)
+        extra: dict[str, Any] = {"waits": True} if starts_at is None else {"waits": True, "starts_at": starts_at}
+        created = created_record(
+            game,
+            players,
+            config,
+            seed,
+            host_token=token_hash(host_token),
+            invitations={player: token_hash(secret) for player, secret in invitations.items()},
+            host_key=None if creator == "admin" else creator,
+            private=private,
+            at=now,
+            **extra,
+        )
+        live.apply(created)  # validates the configuration before anything is written
+        engine_step(lambda: game.start(live.state, rules.context(seed, live.game_version, now)))  # it can start
+        live = LiveMatch(live.id, game)
+        await self.uow.append(live, tagged([created], tag, creator))
+        self.matches.remember(live)
+        self.access.token_owner[token_hash(host_token)] = live.id
+        self.access.created(creator)
+        return Created(live, host_token, invitations)
+
+    async def join(
+        self,
+        match_id: uuid.UUID,
+        player: str,
+        token: str | None,
+        invitation: str = "",
+        reissue: bool = False,
+        tag: RequestTag | None = None,
+    ) -> Joined:
+        """Claim a seat with its invitation, or (host or admin) fill it; returns the seat's new token."""
+
+        async def act(live: LiveMatch) -> Joined:
+            refuse_held_seats(live)
+            if not invitation:
+                if not token:
+                    raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
+                if not (await self.callers.viewer_for(live, token)).is_host:
+                    raise PermissionDenied(
+                        "joining needs the seat's invitation; only the host or admin fills a seat without one "
+                        "(one token acts for one seat)"
+                    )
+            # An invitation's retry is recognised by its body, which holds the invitation itself.
+            caller = f"invitation:{player}" if invitation else self.access.caller_of(live, token)
+            again = replayed(live, caller, tag, Viewer.of(player))
+            new_token = self.secrets.new(tag, str(live.id), "seat", player, caller)
+            if again is not None:
+                return Joined(new_token, again.version, receipt_at(live, again.version))
+            digest = token_hash(new_token)
+            joined = envelope.decide_join(
+                live,
+                player,
+                digest,
+                self.uow.now(live),
+                invitation=token_hash(invitation) if invitation else None,
+                by=self.callers.by(token),
+                reissue=reissue,
+            )
+            replaced = seat_digests(live.tokens, player)
+            await self.uow.append(live, tagged([joined], tag, caller))
+            self.access.token_owner[digest] = match_id
+            self.hostkeys.credentials_replaced(replaced, f"{player}'s seat was given a new token")
+            joined_at = live.version  # what the join answers (a retry answers the same)
+            now = self.uow.now(live)
+            if live.waiting and live.paused_at is None and live.due_to_start(now):
+                await self.uow.append(live, start_records(live, now))  # the last seat is claimed: it opens
+            return Joined(new_token, joined_at, receipt_at(live, joined_at))
+
+        return await self.uow.write(match_id, act)
+
+    async def invite(
+        self, match_id: uuid.UUID, player: str, token: str | None, tag: RequestTag | None = None
+    ) -> Joined:
+        """Host or admin: a new invitation for a seat (any earlier one stops working)."""
+
+        async def act(live: LiveMatch) -> Joined:
+            refuse_held_seats(live)
+            viewer, caller, again = await self.callers.as_host(live, token, tag)
+            secret = self.secrets.new(tag, str(live.id), "invited", player, caller)
+            if again is not None:
+                return Joined(secret, again.version, receipt_at(live, again.version))
+            invited = envelope.decide_invite(live, player, token_hash(secret), self.uow.now(live))
+            await self.uow.append(live, tagged([invited], tag, caller))
+            return Joined(secret, live.version, receipt_at(live, live.version))
+
+        return await self.uow.write(match_id, act)
+
+    async def submit(
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        as_player: str,
+        text: str | None,
+        command: Any,
+        expected_version: int | None,
+        tag: RequestTag | None = None,
+    ) -> Accepted:
+        if not token:
+            raise Unauthenticated("submitting needs a player's token (authorization metadata)")
+
+        async def act(live: LiveMatch) -> Accepted:
+            viewer = await self.callers.viewer_for(live, token)
+            if viewer.kind != "player" or viewer.player is None:
+                raise PermissionDenied("only a player submits commands; use that player's token")
+            player = viewer.player
+            if as_player and as_player != player:
+                raise PermissionDenied(f"this token is {player}'s; a player can act only as themself")
+            caller = f"seat:{player}"
+            again = replayed(live, caller, tag, viewer)
+            if again is not None:
+                return again
+            if expected_version is not None and expected_version != live.version:
+                raise Aborted(f"stale version: the match is at version {live.version}, not {expected_version}")
+            if live.cancelled_at:
+                raise FailedPrecondition("the match was cancelled by the host: it takes no more submissions")
+            if live.paused_at is not None:
+                raise FailedPrecondition("the match is paused by the host; submissions wait until it resumes")
+            now = self.uow.now(live)
+            await self._expire_due(live, now)
+            if live.waiting:
+                raise FailedPrecondition(f"the match has not started: it is {live.status().phase}")
+            most = self.limits.max_submissions_per_seat_per_phase
+            if live.phase_submissions[player] >= most:
+                raise ResourceExhausted(
+                    f"{player} has made {live.phase_submissions[player]} submissions in this phase: "
+                    f"max_submissions_per_seat_per_phase is {most}; the last one stands"
+                )
+            game, state = live.game, live.state
+            if text is not None:
+                typed = engine_step(lambda: game.parse(state, player, text))
+            else:  # a typed command, or (from the gRPC edge) its converter through this match's game
+                typed = command(game) if callable(command) else command
+            events = engine_step(
+                lambda: rules.submit(game, state, player, typed, rules.context(live.seed, live.game_version, now))
+            )
+            batch = game_records(events, cause(player, typed, text), now)
+            written = await self.uow.append(live, tagged(batch, tag, caller))
+            return accepted(live, viewer, written)
+
+        return await self.uow.write(match_id, act)
+
+    async def force_phase_end(
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        reason: str,
+        expected_version: int | None = None,
+        tag: RequestTag | None = None,
+    ) -> Accepted:
+        async def act(live: LiveMatch) -> Accepted:
+            viewer, caller, again = await self.callers.as_host(live, token, tag)
+            if again is not None:
+                return again
+            check_expected(live, expected_version)
+            envelope.check_open(live)
+            if live.waiting:
+                raise FailedPrecondition(
+                    f"the match has not started ({live.status().phase}): start it with the host action start"
+                )
+            why = cause("host", timeout=True, forced=True, reason=reason)
+            written = await self._timeout(live, self.uow.now(live), why, tag, caller)
+            return accepted(live, viewer, written)
+
+        return await self.uow.write(match_id, act)
+
+    async def expire_due(self, match_id: uuid.UUID) -> int:
+        """Apply every deadline that has passed (the ticker calls this); returns records written."""
+        async with self.matches.locks[match_id]:
+            live = await self.matches.load(match_id)
+            if live.paused_at is not None:
+                return 0
+            return await self._expire_due(live, self.uow.now(live))
+
+    async def _expire_due(self, live: LiveMatch, now: float) -> int:
+        written = 0
+        if live.cancelled_at:  # no deadline applies to a cancelled match
+            return 0
+        if live.waiting:
+            if not live.due_to_start(now):
+                return 0
+            starts_at = live.starts_at  # opened at the time the host set, like a deadline at its own time
+            written += len(await self.uow.append(live, start_records(live, now if starts_at is None else starts_at)))
+        while rules.is_due(live.game, live.state, now):
+            deadline = live.status().deadline
+            assert deadline is not None
+            written += len(await self._timeout(live, deadline, cause("clock", timeout=True)))
+        return written
+
+    async def _timeout(
+        self, live: LiveMatch, at: float, why: dict[str, Any], tag: RequestTag | None = None, caller: str = ""
+    ) -> list[tuple[int, Record]]:
+        game, state = live.game, live.state
+        events = game.timeout(state, rules.context(live.seed, live.game_version, at))
+        if not events:
+            raise FailedPrecondition(f"nothing to end in {live.status().phase}")
+        return await self.uow.append(live, tagged(game_records(events, why, at), tag, caller))
+
+    async def rollback(
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        to: int,
+        reason: str,
+        reopen: bool = False,
+        tag: RequestTag | None = None,
+    ) -> Accepted:
+        """Retract everything after version `to` (kept in the log, marked) and pause the match there
+        (server/envelope.py decide_rollback)."""
+
+        async def act(live: LiveMatch) -> Accepted:
+            viewer, caller, again = await self.callers.as_host(live, token, tag)
+            if again is not None:
+                return again
+            record = envelope.decide_rollback(
+                live, to, reason, self.callers.by(token), self.clock.now(), reopen=reopen, new_seed=_new_seed()
+            )
+            written = await self.uow.append(live, tagged([record], tag, caller))
+            return accepted(live, viewer, written)
+
+        return await self.uow.write(match_id, act)
+
+    async def host_action(
+        self,
+        match_id: uuid.UUID,
+        token: str | None,
+        action: str,
+        reason: str,
+        seconds: float = 0.0,
+        expected_version: int | None = None,
+        tag: RequestTag | None = None,
+    ) -> Accepted:
+        """Pause, resume, extend, settle, cancel or start (server/envelope.py decide_host_action)."""
+
+        async def act(live: LiveMatch) -> Accepted:
+            viewer, caller, again = await self.callers.as_host(live, token, tag)
+            if again is not None:
+                return again
+            check_expected(live, expected_version)
+            records = envelope.decide_host_action(
+                live, action, self.callers.by(token), reason, seconds, self.clock.now(), self.limits
+            )
+            written = await self.uow.append(live, tagged(records, tag, caller))
+            return accepted(live, viewer, written)
+
+        return await self.uow.write(match_id, act)
+
+    async def fork(
+        self, match_id: uuid.UUID, token: str | None, at: int, reason: str = "", tag: RequestTag | None = None
+    ) -> Created:
+        """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
+
+        async def act(source: LiveMatch) -> Created:
+            if token and source.organised and self.access.is_corrector(source, token):
+                # An arena match's organiser sees it as a spectator: a copy it hosts would show the sealed
+                # moves, the tree schedule, the judges and the seed. Once the match is over they are public.
+                if not source.status().finished:
+                    raise PermissionDenied(
+                        "an arena match is forked only once it is over: until then its organiser sees it as "
+                        "a spectator, and a fork would show its sealed moves and its seed"
+                    )
+                viewer = Viewer.spectator()
+            else:
+                viewer = await self.callers.require_host(source, token)
+            caller = self.access.caller_of(source, token)
+            again = replayed(source, caller, tag, viewer)
+            if again is not None:
+                forked = uuid.UUID(str(source.records[again.version - 1]["fork"]))
+                assert tag is not None  # a replay needs a request id
+                return self.callers.created_again(await self.matches.load(forked), tag, body_checked=True)
+            key = source.header.get("host_key")
+            if key and not source.waiting:  # a fork is a new match of the origin's host key: its quotas
+                self.access.check_quota(str(key), await self.queries.unfinished_of(str(key)))
+            live = LiveMatch(uuid.uuid4(), source.game)
+            host_token = self.secrets.new(tag, str(live.id), "host")
+            invitations = {p: self.secrets.new(tag, str(live.id), "invitation", p) for p in source.players}
+            by = "admin" if self.access.is_admin(token) else viewer.kind
+            fork = envelope.decide_fork(
+                source,
+                at,
+                str(live.id),
+                host_token=token_hash(host_token),
+                invitations={p: token_hash(code) for p, code in invitations.items()},
+                by=by,
+                reason=reason,
+                server_now=self.clock.now(),
+                new_seed=_new_seed(),
+                max_forks=self.access.quotas.max_forks_per_match,
+            )
+            if key:
+                self.access.created(str(key))
+            await self.uow.append(live, fork.records)
+            self.matches.remember(live)
+            self.access.token_owner[token_hash(host_token)] = live.id
+            await self.uow.append(source, tagged([fork.note], tag, caller))
+            return Created(live, host_token, invitations)
+
+        return await self.uow.write(match_id, act)
+
+
+def _new_seed() -> int:
+    """A new match seed (recorded in the record that sets it: replay never draws it again)."""
+    return secrets.randbelow(2**53)

@@ -1,0 +1,319 @@
+"""MatchService over gRPC (protos/matchserver/v1/matchserver.proto): each RPC converts the request, makes
+one application call, and converts the answer back (server/grpc/convert.py). Subscribe alone reads the
+live match, to build each viewer class's updates once and share them among its streams."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+import time
+from typing import Any
+
+import grpc
+
+from engine.contract import Game, Viewer
+from engine.errors import MalformedCommand
+from matchserver.v1 import matchserver_pb2 as pb
+from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
+from server.grpc import convert
+from server.grpc.plumbing import (
+    MalformedRequest,
+    abort_for,
+    bearer_token,
+    end_stream,
+    page_of,
+    request_tag,
+    service_handler,
+    unary,
+)
+from server.limits import check_command_text, check_reason, check_seat_name, cut
+from server.live import LiveMatch
+from server.matches import Matches
+from server.records import token_hash
+from server.repository import parse_id
+from server.streams import OpenStream, StreamEnd, TooManyStreams, peer_address
+from server.visibility import visible_record
+
+MAX_RECEIPTS = 1000  # per Verify request: the latest receipts prove the most
+
+
+def _expected(request: Any) -> int | None:
+    return request.expected_version if request.HasField("expected_version") else None
+
+
+class MatchService:
+    def __init__(self, matches: Matches) -> None:
+        self.matches = matches
+        self.commands = matches.commands
+        self.queries = matches.queries
+        self.callers = matches.callers
+        self.hostkeys = matches.hostkeys
+        self.limits = matches.limits
+
+    @unary
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
+        if not request.game:
+            raise BadRequest("game is required")
+        created = await self.commands.create(
+            request.game,
+            list(request.players),
+            request.seed if request.HasField("seed") else None,
+            request.config_json,
+            bearer_token(context),
+            request.private,
+            request_tag(request, self.limits),
+            request.starts_at if request.HasField("starts_at") else None,
+        )
+        return convert.created_response(pb.CreateMatchResponse, created)
+
+    @unary
+    async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
+        check_seat_name(request.player, self.limits)
+        tag = request_tag(request, self.limits)
+        joined = await self.commands.join(
+            parse_id(request.match_id), request.player, bearer_token(context), request.invitation, request.reissue, tag
+        )
+        return convert.join_response(joined)
+
+    @unary
+    async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
+        check_seat_name(request.player, self.limits)
+        tag = request_tag(request, self.limits)
+        invited = await self.commands.invite(parse_id(request.match_id), request.player, bearer_token(context), tag)
+        return convert.invite_response(invited)
+
+    @unary
+    async def CreateHostKey(self, request: pb.CreateHostKeyRequest, context: Any) -> pb.CreateHostKeyResponse:
+        tag = request_tag(request, self.limits)
+        key, secret = await self.hostkeys.create(bearer_token(context), request.name, tag)
+        return pb.CreateHostKeyResponse(key=await self._host_key(key), host_key=secret)
+
+    @unary
+    async def ListHostKeys(self, request: pb.ListHostKeysRequest, context: Any) -> pb.ListHostKeysResponse:
+        keys = await self.hostkeys.list(bearer_token(context))
+        return pb.ListHostKeysResponse(keys=[await self._host_key(key) for key in keys])
+
+    @unary
+    async def RevokeHostKey(self, request: pb.RevokeHostKeyRequest, context: Any) -> pb.RevokeHostKeyResponse:
+        key = await self.hostkeys.revoke(bearer_token(context), request.key_id, request.reason)
+        return pb.RevokeHostKeyResponse(key=await self._host_key(key))
+
+    async def _host_key(self, key: Any) -> pb.HostKey:
+        return convert.host_key_message(key, await self.queries.unfinished_of(key.key_id))
+
+    @unary
+    async def Submit(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
+        match_id = parse_id(request.match_id)
+        if request.player:
+            check_seat_name(request.player, self.limits)
+        which = request.WhichOneof("command")
+        if which is None:
+            raise BadRequest("a submission needs a command: text or typed")
+        text: str | None = None
+        typed = None
+        if which == "text":
+            text = request.text
+            check_command_text(text, self.limits)
+            if not text.strip():
+                raise MalformedCommand("the text command is empty")
+        else:
+            message = request.typed
+
+            def typed(game: Game) -> Any:  # converted through the game of the match the write loads
+                return convert.game_command(game, message)
+
+        accepted = await self.commands.submit(
+            match_id,
+            bearer_token(context),
+            request.player,
+            text,
+            typed,
+            _expected(request),
+            request_tag(request, self.limits),
+        )
+        return convert.write_response(pb.SubmitResponse, accepted)
+
+    @unary
+    async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.ForcePhaseEndResponse:
+        check_reason(request.reason, self.limits)
+        accepted = await self.commands.force_phase_end(
+            parse_id(request.match_id),
+            bearer_token(context),
+            request.reason,
+            _expected(request),
+            request_tag(request, self.limits),
+        )
+        return convert.write_response(pb.ForcePhaseEndResponse, accepted)
+
+    @unary
+    async def HostAction(self, request: pb.HostActionRequest, context: Any) -> pb.HostActionResponse:
+        match_id = parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
+        if not math.isfinite(request.seconds):
+            raise BadRequest(f"seconds is {request.seconds}: every number must be finite")
+        accepted = await self.commands.host_action(
+            match_id,
+            bearer_token(context),
+            request.action,
+            request.reason,
+            request.seconds,
+            _expected(request),
+            request_tag(request, self.limits),
+        )
+        return convert.write_response(pb.HostActionResponse, accepted)
+
+    @unary
+    async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
+        match_id = parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
+        accepted = await self.commands.rollback(
+            match_id,
+            bearer_token(context),
+            request.to_version,
+            request.reason,
+            request.reopen,
+            request_tag(request, self.limits),
+        )
+        return convert.write_response(pb.RollbackResponse, accepted)
+
+    @unary
+    async def Fork(self, request: pb.ForkRequest, context: Any) -> pb.ForkResponse:
+        match_id = parse_id(request.match_id)
+        check_reason(request.reason, self.limits)
+        tag = request_tag(request, self.limits)
+        created = await self.commands.fork(match_id, bearer_token(context), request.at_version, request.reason, tag)
+        return convert.created_response(pb.ForkResponse, created)
+
+    @unary
+    async def Verify(self, request: pb.VerifyRequest, context: Any) -> pb.VerifyResponse:
+        match_id = parse_id(request.match_id)
+        if len(request.receipts) > MAX_RECEIPTS:
+            raise BadRequest(f"at most {MAX_RECEIPTS} receipts per request, not {len(request.receipts)}")
+        receipts = [convert.receipt_value(receipt) for receipt in request.receipts]
+        return convert.verify_response(await self.queries.verify(match_id, bearer_token(context), receipts))
+
+    @unary
+    async def Audit(self, request: pb.AuditRequest, context: Any) -> pb.AuditResponse:
+        match_id = parse_id(request.match_id)
+        at = request.at_version if request.HasField("at_version") else None
+        entries, next_token = await self.queries.audit(match_id, bearer_token(context), at, page_of(request))
+        return convert.audit_response(entries, next_token)
+
+    @unary
+    async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.GetStateResponse:
+        match_id = parse_id(request.match_id)
+        at = request.at_version if request.HasField("at_version") else None
+        return convert.state_response(await self.queries.state(match_id, bearer_token(context), at))
+
+    @unary
+    async def History(self, request: pb.HistoryRequest, context: Any) -> pb.HistoryResponse:
+        match_id = parse_id(request.match_id)
+        rows, next_token = await self.queries.history(match_id, bearer_token(context), page_of(request))
+        return convert.history_response(rows, next_token)
+
+    @unary
+    async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
+        matches, next_token = await self.queries.list_matches(bearer_token(context), page_of(request))
+        return pb.ListMatchesResponse(matches=[convert.summary_message(s) for s in matches], next_page_token=next_token)
+
+    async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> None:
+        """Stream a match's updates after from_version. A stream the server ends on purpose (a revoked
+        credential, shutdown, its maximum age, a slow reader, the match quarantined) carries the
+        RESUME_FROM trailer."""
+        if isinstance(request, MalformedRequest):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
+        try:
+            match_id = parse_id(request.match_id)
+            token = bearer_token(context)
+            live = await self.matches.load(match_id)
+            viewer = await self.callers.viewer_for(live, token)
+            if request.from_version < 0:
+                raise BadRequest("from_version must be 0 or more")
+        except Exception as exc:
+            await abort_for(exc, context, self.limits)
+            return
+        registry = self.matches.streams
+        try:
+            # Seats and the host always get a place; spectators share the match's and their address's caps.
+            placed = viewer.is_host or viewer.kind == "player"
+            credential = token_hash(token) if token else None
+            stream = registry.open(match_id, credential, peer_address(context.peer()), placed=placed)
+        except TooManyStreams as exc:  # RESOURCE_EXHAUSTED, by the one table
+            await abort_for(exc, context, self.limits)
+            return
+        try:
+            end, sent = await self._follow(stream, token, viewer, min(request.from_version, live.version), context)
+        finally:
+            registry.close(stream)
+        await end_stream(context, end, sent)
+
+    async def _follow(
+        self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
+    ) -> tuple[StreamEnd, int]:
+        """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
+        limits, updates = self.matches.streams.limits, self.matches.streams.updates
+        stream.sent = sent
+        while True:
+            try:
+                live = await self.matches.load(stream.match_id)
+            except DataLoss as exc:  # quarantined while this stream was open: a stored record cannot be read
+                return StreamEnd(str(exc), revoked=False, lost=True), sent
+            try:  # replaced or revoked by another server process: seen once this copy has caught up
+                await self.callers.viewer_for(live, token)
+            except (Unauthenticated, PermissionDenied) as exc:
+                return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
+            last = live.version
+            for version in range(sent + 1, last + 1):
+                if stream.ending.done():  # a revoked credential gets not one more update
+                    break
+                key = (live.id, viewer, version, last)
+                update = updates.get(key, functools.partial(self._update, live, viewer, version, last))
+                stream.writing = len(update)
+                try:
+                    # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream
+                    # the client closed while the write completed, leaving a handler that never ends.
+                    async with asyncio.timeout(limits.write_timeout):
+                        await context.write(update)  # bytes: the serializer passes them through
+                except TimeoutError:
+                    return StreamEnd(
+                        f"the client did not take update {version} within {limits.write_timeout:g} s "
+                        f"(StreamLimits.write_timeout); subscribe again from version {sent}",
+                        revoked=False,
+                    ), sent
+                except Exception:
+                    if context.cancelled():  # the client closed the stream while a write was under way
+                        raise asyncio.CancelledError() from None
+                    raise
+                finally:
+                    stream.writing = 0
+                sent = stream.sent = version
+            if stream.ending.done():
+                return stream.ending.result(), sent
+            age_left = stream.opened_at + limits.max_age - time.monotonic()
+            if age_left <= 0:
+                return StreamEnd(
+                    f"this stream reached its maximum age of {limits.max_age:g} s (StreamLimits.max_age); "
+                    f"subscribe again from version {sent}",
+                    revoked=False,
+                ), sent
+            wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
+            await self.queries.wait_for_change(stream.match_id, sent, timeout=wait, until=stream.ending)
+
+    def _update(self, live: LiveMatch, viewer: Viewer, version: int, last: int) -> bytes:
+        """Version `version` as `viewer`'s class sees it while the match is at `last`, serialized: built
+        once per class and shared by its streams (server/fanout.py); the last version carries the view."""
+        record = visible_record(live, version, viewer)  # a rollback's target is public: it is in every view
+        if version != last:
+            return convert.subscribe_update(version, record)
+        view = live.game.view(live.state_at(version), viewer)
+        return convert.subscribe_update(
+            version, record, view, convert.status_message(live.status(version), live.paused_after(version))
+        )
+
+
+def match_handler(service: MatchService) -> grpc.GenericRpcHandler:
+    return service_handler(service, pb, "MatchService")
+
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name

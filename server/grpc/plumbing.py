@@ -1,0 +1,184 @@
+"""The plumbing every gRPC service here shares: the one error table, our own request deserializer (a
+malformed protobuf is INVALID_ARGUMENT, not the library's INTERNAL), the caller's bearer token, the
+request's idempotency tag, and how a stream the server ends on purpose says why and where to resume.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError, Message
+
+from engine.errors import AlreadySubmitted, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
+from server.errors import (
+    Aborted,
+    BadRequest,
+    DataLoss,
+    EngineFault,
+    FailedPrecondition,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+    Unavailable,
+    UnknownRecord,
+)
+from server.limits import Limits, check_request_id, cut, request_size
+from server.paging import PageRequest
+from server.requests import RequestTag
+from server.streams import RESUME_FROM, StreamEnd
+
+# Every status the server sends for an error is a row here (most specific first: the first matching
+# class decides); an error in no row is a server bug and reaches the caller as gRPC's own INTERNAL.
+ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
+    (MalformedCommand, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidConfig, grpc.StatusCode.INVALID_ARGUMENT),
+    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (AlreadySubmitted, grpc.StatusCode.FAILED_PRECONDITION),
+    (NotYourTurn, grpc.StatusCode.FAILED_PRECONDITION),
+    (RuleViolation, grpc.StatusCode.FAILED_PRECONDITION),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (Aborted, grpc.StatusCode.ABORTED),
+    (FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
+    (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (DataLoss, grpc.StatusCode.DATA_LOSS),
+    # The engine failed on a request it should have decided: the caller sent nothing wrong. The message
+    # carries the id of the log line with the traceback (server/errors.py engine_step).
+    (EngineFault, grpc.StatusCode.INTERNAL),
+    (UnknownRecord, grpc.StatusCode.INTERNAL),
+]
+
+
+def status_code_for(exc: Exception) -> grpc.StatusCode | None:
+    for cls, code in ERROR_CODES:
+        if isinstance(exc, cls):
+            return code
+    return None
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class MalformedRequest:
+    """Stands for request bytes that were refused unparsed; the handler answers INVALID_ARGUMENT."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def safe_deserializer(message_class: type[Message], limits: Limits = DEFAULT_LIMITS) -> Callable[[bytes], Any]:
+    def deserialize(data: bytes) -> Any:
+        too_big = request_size(len(data), limits)  # checked before parsing: a huge request costs no parse
+        if too_big is not None:
+            return MalformedRequest(too_big)
+        try:
+            return message_class.FromString(data)
+        except (DecodeError, RuntimeWarning, ValueError) as exc:
+            return MalformedRequest(f"malformed protobuf request: {exc or 'it does not parse'}")
+
+    return deserialize
+
+
+ACCEPTED_AUTHORIZATION = (
+    "send `authorization: Bearer <token>` (the admin token, a host key, a match's host token or a seat token) "
+    "or `authorization: Spectator` to watch"
+)
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The caller's bearer token, or None for an explicit spectator; no header at all is refused."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            text = (value if isinstance(value, str) else value.decode()).strip()
+            if text.lower() == "spectator":
+                return None
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated(f"authorization is not understood: {ACCEPTED_AUTHORIZATION}")
+            return token.strip()
+    raise Unauthenticated(f"no authorization metadata: {ACCEPTED_AUTHORIZATION}")
+
+
+def page_of(request: Any) -> PageRequest:
+    return PageRequest(request.page_size, request.page_token)
+
+
+async def abort_for(exc: Exception, context: grpc.aio.ServicerContext, limits: Limits = DEFAULT_LIMITS) -> None:
+    code = status_code_for(exc)
+    if code is None:
+        raise exc
+    await context.abort(code, cut(str(exc), limits))  # cut: a message may quote the caller's input
+
+
+def unary(method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]) -> Any:
+    @functools.wraps(method)
+    async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if isinstance(request, MalformedRequest):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
+        try:
+            return await method(self, request, context)
+        except Exception as exc:  # mapped by the table; anything else propagates as a server bug
+            await abort_for(exc, context, self.limits)
+
+    return handler
+
+
+def request_tag(request: Message, limits: Limits) -> RequestTag | None:
+    """The request's idempotency tag (server/requests.py), or None when it has no request_id; a malformed
+    id is INVALID_ARGUMENT. The fingerprint is a digest of the request without its id."""
+    request_id = str(getattr(request, "request_id", ""))
+    if not request_id:
+        return None
+    check_request_id(request_id, limits)
+    body = type(request)()
+    body.CopyFrom(request)
+    body.ClearField("request_id")  # type: ignore[arg-type]
+    fingerprint = hashlib.sha256(body.SerializeToString(deterministic=True)).hexdigest()[:32]
+    return RequestTag(request_id, fingerprint)
+
+
+async def end_stream(context: grpc.aio.ServicerContext, end: StreamEnd, sent: int) -> None:
+    """End a stream the server ends on purpose: its status says why, its trailer where to resume."""
+    code = grpc.StatusCode.UNAVAILABLE
+    if end.revoked:
+        code = grpc.StatusCode.UNAUTHENTICATED
+    elif end.lost:
+        code = grpc.StatusCode.DATA_LOSS
+    await context.abort(code, end.message, trailing_metadata=((RESUME_FROM, str(sent)),))
+
+
+def passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """A response serializer that sends bytes as they are: Subscribe writes updates serialized once and
+    shared by every stream of a viewer class."""
+
+    def serialize_or_pass(message: Any) -> bytes:
+        return message if isinstance(message, bytes) else serialize(message)
+
+    return serialize_or_pass
+
+
+def service_handler(service: Any, module: Any, name: str) -> grpc.GenericRpcHandler:
+    """The method handlers of a service of `module` (generated code), built from its proto descriptor with
+    safe deserializers: MatchService here, ArenaService in server/arena/api.py."""
+    descriptor = module.DESCRIPTOR.services_by_name[name]
+    handlers = {}
+    for method in descriptor.methods:
+        request_class = getattr(module, method.input_type.name)
+        response_class = getattr(module, method.output_type.name)
+        behaviour = getattr(service, method.name, None)
+        if behaviour is None:  # not served yet: gRPC answers UNIMPLEMENTED
+            continue
+        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(
+            behaviour,
+            request_deserializer=safe_deserializer(request_class, service.limits),
+            response_serializer=passing_bytes(response_class.SerializeToString),
+        )
+    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
