@@ -18,6 +18,7 @@ from server.errors import PermissionDenied, ResourceExhausted, Unauthenticated
 from server.identities import BotAccount, HostKey, Identities
 from server.live import LiveMatch
 from server.records import token_hash
+from server.visibility import host_view
 
 
 class UnknownToken(Unauthenticated):
@@ -67,7 +68,7 @@ class Access:
                 raise PermissionDenied("this match is private: only its host and players may watch it")
             return Viewer.spectator()
         if self.is_admin(token):
-            return self._host_of(live)
+            return host_view(live)
         digest = token_hash(token)
         if digest in live.tokens:
             role, player = live.tokens[digest]
@@ -80,7 +81,7 @@ class Access:
             if key.revoked:
                 raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
             if live.header.get("host_key") == key.key_id:
-                return self._host_of(live)
+                return host_view(live)
             raise PermissionDenied(f"host key {key.key_id} did not create this match")
         owner = self.token_owner.get(digest)
         if owner == live.id:
@@ -90,19 +91,10 @@ class Access:
         raise UnknownToken("the token is not known to this server")
 
     @staticmethod
-    def _host_of(live: LiveMatch) -> Viewer:
-        """The host's view; an arena match's organiser watches it as a spectator until it ends, so the
-        organiser of a bot tournament never sees a sealed submission (docs/BOTS.md, "The arena")."""
-        if live.header.get("arena") and not live.status().finished:
-            return Viewer.spectator()
-        return Viewer.host()
-
-    @staticmethod
     def _bot_seat(live: LiveMatch, bot: BotAccount) -> Viewer:
         if bot.revoked:
             raise Unauthenticated(f"bot {bot.name} was revoked: {bot.revoked_reason}")
-        seats = live.header.get("bots") or {}
-        for seat, name in seats.items():
+        for seat, name in live.seat_holders.items():
             if name == bot.name:
                 return Viewer.of(seat)
         raise PermissionDenied(f"bot {bot.name} holds no seat in this match")

@@ -53,7 +53,7 @@ def verify(
             return report
         report["receipts_checked"] += 1
     replay = LiveMatch.from_records(match_id, records)
-    for before, events in replay.game_record_batches():
+    for before, events in game_record_batches(replay.records):
         why = records[before].get("cause", {})
         if why.get("actor") == "fork":
             continue  # copied from the origin match, which verifies them
@@ -206,3 +206,15 @@ def _describe_cause(why: Mapping[str, Any]) -> str:
     if why.get("actor") == "fork":
         return f"forked from {why.get('origin')} at version {why.get('version')}"
     return ""
+
+
+def game_record_batches(records: Sequence[Record]) -> list[tuple[int, list[Event]]]:
+    """(version before the batch, its events) for each caused batch of game records."""
+    batches: list[tuple[int, list[Event]]] = []
+    for version, record in enumerate(records, start=1):
+        if record["kind"] != "game":
+            continue
+        if "cause" in record or not batches:
+            batches.append((version - 1, []))
+        batches[-1][1].append(record["event"])
+    return batches

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
+from server.identities import MATCH_TERMS, SEAT_HOLDERS
 from server.records import Record
 
 DECODED_RECORDS = 8  # records kept decoded after a single read (the last batch, read by every stream)
@@ -91,8 +92,8 @@ class Header(Mapping[str, Any]):
         "seed",
         "private",
         "host_key",
-        "bots",
-        "arena",
+        SEAT_HOLDERS,
+        MATCH_TERMS,
         "waits",
         "starts_at",
     )

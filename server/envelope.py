@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from engine import codec
 from engine import match as rules
 from engine.contract import Event, Game, Json
 from engine.errors import InvalidConfig
@@ -33,6 +34,7 @@ from server.seats import invitation_matches, seat_claimed, valid_invitation
 if TYPE_CHECKING:  # the envelope's deciders read a match; they never change one
     from server.live import LiveMatch
 
+T = TypeVar("T")
 Token = tuple[str, str | None]  # (role, player): ("host", None) or ("player", seat)
 HOST_ACTIONS = ("pause", "resume", "extend", "settle", "cancel", "start")
 
@@ -60,6 +62,17 @@ class Envelope:
     def finished(self, version: int) -> Envelope:
         """The game reports the match finished after `version`."""
         return replace(self, finished_last=version)
+
+
+class FromEnvelope(Generic[T]):
+    """A LiveMatch attribute read from its envelope (the envelope alone changes it, record by record)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, live: LiveMatch, owner: type | None = None) -> T:
+        value: T = getattr(live.envelope, self.name)
+        return value
 
 
 def evolve(envelope: Envelope, record: Record, version: int) -> Envelope:
@@ -160,7 +173,16 @@ def start_records(live: LiveMatch, at: float) -> list[Record]:
     """A waiting match's first phase, opened at `at` (match clock): the game's start, recorded."""
     game = live.game
     events = engine_step(lambda: game.start(live.state, rules.context(live.seed, live.game_version, at)))
-    return game_records(events, {"actor": "server", "start": True}, at, start=True)
+    return game_records(events, cause("server", start=True), at, start=True)
+
+
+def cause(actor: str | None, command: Any = None, text: str | None = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"actor": actor, **extra}
+    if command is not None:
+        out["command"] = codec.to_json(command)
+    if text is not None:
+        out["text"] = text
+    return out
 
 
 # --- deciders -----------------------------------------------------------------------------------

@@ -24,13 +24,11 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from engine import codec
-from engine import match as rules
-from engine.contract import Event, Game, Status
+from engine.contract import Game, Status
 from engine.registry import get_game
-from server import envelope
+from server import envelope, waiting
 from server.compact import CompactRecords, Header, RequestVersions, deep_size, encode
-from server.envelope import Envelope, Token
+from server.envelope import Envelope, FromEnvelope, Token
 from server.identities import SEAT_HOLDERS
 from server.records import Record
 
@@ -121,37 +119,14 @@ class LiveMatch:
 
     # --- the envelope's facts (server/envelope.py), read where the match is -------------------------
 
-    @property
-    def tokens(self) -> Mapping[str, Token]:
-        return self.envelope.tokens
-
-    @property
-    def started_version(self) -> int:
-        return self.envelope.started_version
-
-    @property
-    def started_at(self) -> int:
-        return self.envelope.started_at
-
-    @property
-    def clock_offset(self) -> float:
-        return self.envelope.clock_offset
-
-    @property
-    def paused_at(self) -> float | None:
-        return self.envelope.paused_at
-
-    @property
-    def seeds(self) -> tuple[tuple[int, int], ...]:
-        return self.envelope.seeds
-
-    @property
-    def cancelled_at(self) -> int:
-        return self.envelope.cancelled_at
-
-    @property
-    def finished_last(self) -> int:
-        return self.envelope.finished_last
+    tokens: FromEnvelope[Mapping[str, Token]] = FromEnvelope()
+    started_version: FromEnvelope[int] = FromEnvelope()
+    started_at: FromEnvelope[int] = FromEnvelope()
+    clock_offset: FromEnvelope[float] = FromEnvelope()
+    paused_at: FromEnvelope[float | None] = FromEnvelope()
+    seeds: FromEnvelope[tuple[tuple[int, int], ...]] = FromEnvelope()
+    cancelled_at: FromEnvelope[int] = FromEnvelope()
+    finished_last: FromEnvelope[int] = FromEnvelope()
 
     @property
     def seat_holders(self) -> Mapping[str, str]:
@@ -251,7 +226,7 @@ class LiveMatch:
         if self.cancelled(version):
             return Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
         if self.waiting_at(self.version if version is None else version):
-            return self.waiting_status()
+            return waiting.waiting_status(self)
         return self.game.status(self._state if version is None else self.state_at(version))
 
     # --- a match waits for its players (created records since issue 24 carry `waits`) ---------------
@@ -266,40 +241,6 @@ class LiveMatch:
     @property
     def waiting(self) -> bool:
         return self.waiting_at(self.version)
-
-    @property
-    def starts_at(self) -> float | None:
-        """The match-clock time the host set for the first phase to open, if any."""
-        at = self.header.get("starts_at")
-        return None if at is None else float(at) - self.clock_offset
-
-    def unclaimed(self) -> list[str]:
-        claimed = {who for role, who in self.tokens.values() if role == "player"}
-        return [player for player in self.players if player not in claimed]
-
-    def due_to_start(self, now: float) -> bool:
-        """A waiting match opens at the host's start time, or else once its last seat is claimed."""
-        starts_at = self.starts_at
-        return now >= starts_at if starts_at is not None else not self.unclaimed()
-
-    def is_due(self, now: float) -> bool:
-        """Whether something is due at match-clock `now`: a waiting match's start, or a phase's deadline."""
-        if self.waiting:
-            return self.due_to_start(now)
-        return rules.is_due(self.game, self._state, now)
-
-    def waiting_status(self) -> Status:
-        starts_at = self.starts_at
-        if starts_at is not None:
-            return Status(
-                "waiting for players: the first phase opens at the host's start time", frozenset(), deadline=starts_at
-            )
-        unclaimed = self.unclaimed()
-        if not unclaimed:  # every seat is claimed but the start was not written (a crash between): due now
-            return Status(
-                "waiting for players: every seat is claimed, starting", frozenset(), deadline=float(self.header["at"])
-            )
-        return Status(f"waiting for players: {', '.join(unclaimed)} to join", frozenset())
 
     # --- states at earlier versions ---------------------------------------------------------------
 
@@ -450,29 +391,9 @@ class LiveMatch:
         if "command" in why and actor in self.header["players"]:  # a seat's own submission (not a deadline)
             self.phase_submissions[str(actor)] += 1
 
-    def game_record_batches(self) -> list[tuple[int, list[Event]]]:
-        """(version before the batch, its events) for each caused batch of game records."""
-        batches: list[tuple[int, list[Event]]] = []
-        for version, record in enumerate(self.records, start=1):
-            if record["kind"] != "game":
-                continue
-            if "cause" in record or not batches:
-                batches.append((version - 1, []))
-            batches[-1][1].append(record["event"])
-        return batches
-
     def retracted(self) -> set[int]:
         """Versions undone by a later rollback (server/records.py retracted_versions, from the rollbacks kept)."""
         retracted: set[int] = set()
         for version, to in self._rollbacks:
             retracted.update(range(to + 1, version))
         return retracted
-
-
-def cause(actor: str | None, command: Any = None, text: str | None = None, **extra: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"actor": actor, **extra}
-    if command is not None:
-        out["command"] = codec.to_json(command)
-    if text is not None:
-        out["text"] = text
-    return out

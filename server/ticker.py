@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from server import waiting
 from server.errors import Aborted
 from server.matches import Matches
 
@@ -32,7 +33,7 @@ async def tick(matches: Matches) -> int:
             live = await matches.load(match_id)
         except Exception:  # quarantined (logged when set aside): the others are served
             continue
-        if live.paused_at is not None or not live.is_due(matches.uow.now(live)):
+        if live.paused_at is not None or not waiting.is_due(live, matches.uow.now(live)):
             continue
         try:
             written += await matches.commands.expire_due(match_id)

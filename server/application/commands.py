@@ -12,17 +12,17 @@ from engine import match as rules
 from engine.contract import Viewer
 from engine.errors import InvalidConfig
 from engine.registry import get_game
-from server import envelope
+from server import envelope, waiting
 from server.access import Access, UnknownToken
 from server.application.callers import Callers, accepted, replayed
 from server.application.queries import MatchQueries
 from server.application.values import Accepted, Created, Joined, receipt_at
 from server.clock import Clock
-from server.envelope import check_expected, created_record, game_records, refuse_held_seats, start_records
+from server.envelope import cause, check_expected, created_record, game_records, refuse_held_seats, start_records
 from server.errors import Aborted, FailedPrecondition, PermissionDenied, ResourceExhausted, Unauthenticated, engine_step
 from server.hostkeys import HostKeys
 from server.limits import Limits, check_game_config, check_seat_names, parse_config_json
-from server.live import LiveMatch, cause
+from server.live import LiveMatch
 from server.records import Record, token_hash
 from server.repository import LiveMatches
 from server.requests import RequestTag, Secrets, tagged
@@ -157,7 +157,7 @@ class MatchCommands:
             self.hostkeys.credentials_replaced(replaced, f"{player}'s seat was given a new token")
             joined_at = live.version  # what the join answers (a retry answers the same)
             now = self.uow.now(live)
-            if live.waiting and live.paused_at is None and live.due_to_start(now):
+            if live.waiting and live.paused_at is None and waiting.due_to_start(live, now):
                 await self.uow.append(live, start_records(live, now))  # the last seat is claimed: it opens
             return Joined(new_token, joined_at, receipt_at(live, joined_at))
 
@@ -271,9 +271,9 @@ class MatchCommands:
         if live.cancelled_at:  # no deadline applies to a cancelled match
             return 0
         if live.waiting:
-            if not live.due_to_start(now):
+            if not waiting.due_to_start(live, now):
                 return 0
-            starts_at = live.starts_at  # opened at the time the host set, like a deadline at its own time
+            starts_at = waiting.starts_at(live)  # opened at the time the host set, like a deadline at its own time
             written += len(await self.uow.append(live, start_records(live, now if starts_at is None else starts_at)))
         while rules.is_due(live.game, live.state, now):
             deadline = live.status().deadline

@@ -18,12 +18,12 @@ from server.application.callers import Callers
 from server.application.queries import MatchQueries
 from server.bus import Appended, Bus
 from server.clock import Clock
-from server.envelope import created_record, game_records
+from server.envelope import cause, created_record, game_records
 from server.errors import Aborted, engine_step
 from server.hostkeys import HostKeys
 from server.identities import MATCH_TERMS, SEAT_HOLDERS
 from server.limits import Limits, check_game_config, check_seat_names
-from server.live import LiveMatch, cause
+from server.live import LiveMatch
 from server.records import ChainedLog, Record, chain, token_hash
 from server.repository import LiveMatches
 from server.requests import RequestTag, Secrets

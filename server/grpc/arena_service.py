@@ -163,7 +163,7 @@ class ArenaService:
     async def CreateChallenge(self, request: pb.CreateChallengeRequest, context: Any) -> pb.CreateChallengeResponse:
         if not request.game:
             raise BadRequest("game is required")
-        challenge = await self.arena.create_challenge(
+        challenge = await self.arena.challenges.create(
             bearer_token(context),
             request.game,
             list(request.bots),
@@ -174,7 +174,7 @@ class ArenaService:
 
     @unary
     async def AnswerChallenge(self, request: pb.AnswerChallengeRequest, context: Any) -> pb.AnswerChallengeResponse:
-        challenge = await self.arena.answer_challenge(bearer_token(context), request.challenge_id, request.accept)
+        challenge = await self.arena.challenges.answer(bearer_token(context), request.challenge_id, request.accept)
         return pb.AnswerChallengeResponse(challenge=challenge_message(challenge))
 
     @unary
@@ -183,7 +183,7 @@ class ArenaService:
             raise BadRequest("game is required")
         if min(request.games_per_pair, request.rounds, request.table_size) < 0:
             raise BadRequest("games_per_pair, rounds and table_size are 0 (the default) or more")
-        tournament = await self.arena.create_tournament(
+        tournament = await self.arena.organiser.create(
             bearer_token(context),
             request.game,
             list(request.bots),
@@ -218,7 +218,7 @@ class ArenaService:
         self, request: pb.VoidTournamentMatchRequest, context: Any
     ) -> pb.VoidTournamentMatchResponse:
         check_reason(request.reason, self.limits)
-        tournament = await self.arena.void(
+        tournament = await self.arena.organiser.void(
             bearer_token(context), request.tournament_id, request.match_id, request.reason, request.rematch
         )
         return pb.VoidTournamentMatchResponse(tournament=tournament_message(tournament))

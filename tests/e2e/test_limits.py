@@ -248,7 +248,15 @@ def test_requests_for_unknown_ids_leave_no_memory_behind(server: ServerThread, c
     matches = server.running.matches
 
     def entries() -> tuple[int, ...]:
-        return tuple(len(table) for table in (matches.repository.locks, matches.changes, matches.repository._fresh, matches.repository._cache))
+        return tuple(
+            len(table)
+            for table in (
+                matches.repository.locks,
+                matches.changes,
+                matches.repository._fresh,
+                matches.repository._cache,
+            )
+        )
 
     before = entries()
 

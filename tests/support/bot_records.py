@@ -13,8 +13,7 @@ from clients.cli import DEFAULT_SEATS
 from engine.contract import Json, Viewer
 from engine.match import LocalMatch
 from engine.registry import get_game
-from server.live import cause
-from server.envelope import created_record, game_records
+from server.envelope import cause, created_record, game_records
 from server.records import ChainKey, Record, chain, token_hash
 
 KEY = ChainKey(b"bench-chain-key-0123456789abcdef", "bench")
