@@ -52,7 +52,7 @@ def _copies_slot_by_slot(cls: type) -> bool:
     if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
         return False
     fields = dataclasses.fields(cls)
-    declared = cls.__dataclass_fields__  # type: ignore[attr-defined]  # also holds InitVars, which fields() omits
+    declared = cls.__dataclass_fields__  # also holds InitVars, which fields() omits
     if len(declared) != len(fields) or any(not field.init for field in fields):
         return False
     reserved = {"_obj", "_copy", "_new", "_cls", "_KEEP", *(f"_set{index}" for index in range(len(fields)))}

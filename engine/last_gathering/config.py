@@ -27,6 +27,8 @@ DEFAULT_FRAMES: dict[str, list[str]] = {
     "F5": [f"{side}{pos}" for side in ("N", "S") for pos in range(1, 5)],
     "F6": [f"{side}1" for side in SIDES],
 }
+DEFAULT_SEATS = 4  # the rule text's game is for four shepherds
+ALLOWED_SEATS = range(2, 7)  # 2 to 6 players
 DEFAULT_STARTING_GARNETS = 20  # project ruling LG-P1: the text's garnet counts are not given
 HOUR = 3600
 
@@ -127,7 +129,7 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
     players = merged["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise InvalidConfig("players must be a list of non-empty names")
-    if not 2 <= len(players) <= 6:
+    if len(players) not in ALLOWED_SEATS:
         raise InvalidConfig(f"The Last Gathering is played by 2 to 6 players, got {len(players)}")
     if len(set(players)) != len(players):
         raise InvalidConfig("player names must be distinct")

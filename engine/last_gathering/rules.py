@@ -27,7 +27,7 @@ from engine.last_gathering.board import (
 from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import KINDS
 from engine.last_gathering.scoring import score_board
-from engine.last_gathering.state import FRAMES, OVER, STEPS, AuctionResult, Pending, PlayerState, State
+from engine.last_gathering.state import AuctionResult, Pending, Phase, PlayerState, State
 
 POPULATE_COST = 3
 
@@ -139,7 +139,7 @@ def normalize(command: Submit) -> Submit:
 def check(state: State, player: str, command: Submit) -> None:
     """RuleViolation when the submission is well formed but not legal now."""
     me = state.player(player)
-    if state.phase == FRAMES:
+    if state.phase == Phase.FRAMES:
         if command.tile_bid is not None or command.placement is not None:
             raise RuleViolation(
                 f"frame round {state.frame_round} takes only 'bid N on frame F' and 'end early';"
@@ -235,13 +235,13 @@ def decide(state: State, player: str, command: Submit, ctx: Context) -> list[Eve
 
 
 def timeout(state: State, ctx: Context) -> list[Event]:
-    if state.phase not in (FRAMES, STEPS):
+    if state.phase not in (Phase.FRAMES, Phase.STEPS):
         return []
     return resolve(state, ctx)
 
 
 def resolve(state: State, ctx: Context) -> list[Event]:
-    if state.phase == FRAMES:
+    if state.phase == Phase.FRAMES:
         return resolve_frames(state, ctx)
     return resolve_step(state, ctx)
 
@@ -458,7 +458,7 @@ def evolve(state: State, event: Event) -> State:
         players[index] = replace(me, pending=pending)
         return replace(state, players=tuple(players))
     if kind == "step_opened":
-        return replace(state, phase=STEPS, step=event["step"], deadline=event["deadline"])
+        return replace(state, phase=Phase.STEPS, step=event["step"], deadline=event["deadline"])
     if kind == "step_resolved":
         seat_of = state.config.index
         players = list(state.players)
@@ -490,9 +490,9 @@ def evolve(state: State, event: Event) -> State:
     if kind == "frame_round_opened":
         if event["round"] == 1:  # LG-12: the grid starts at the first frame round's deadline
             return replace(
-                state, phase=FRAMES, frame_round=1, deadline=event["deadline"], grid_anchor=event["deadline"]
+                state, phase=Phase.FRAMES, frame_round=1, deadline=event["deadline"], grid_anchor=event["deadline"]
             )
-        return replace(state, phase=FRAMES, frame_round=event["round"], deadline=event["deadline"])
+        return replace(state, phase=Phase.FRAMES, frame_round=event["round"], deadline=event["deadline"])
     if kind == "frame_round_resolved":
         players = list(state.players)
         for award in event["awards"]:
@@ -500,7 +500,7 @@ def evolve(state: State, event: Event) -> State:
             players[at] = replace(players[at], frame=award["frame"], garnets=players[at].garnets - award["paid"])
         return replace(state, players=_cleared(players), last_resolution=event, deadline=None)
     if kind == "match_finished":
-        return replace(state, phase=OVER, deadline=None, final=event)
+        return replace(state, phase=Phase.OVER, deadline=None, final=event)
     raise ValueError(f"unknown event type {kind!r}")
 
 
