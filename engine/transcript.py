@@ -40,9 +40,17 @@ def script_lines(lines: Iterable[str]) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
+def header_fields(lines: Sequence[str]) -> dict[str, str]:
+    """The fields of a first line such as `# game=mining seed=N players=A,B,C` (as `matchctl transcript`
+    writes it); {} when the script does not start with a comment."""
+    if not lines or not lines[0].startswith("#"):
+        return {}
+    return dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
+
+
 def script_header(lines: Sequence[str]) -> tuple[int, list[str]]:
-    """(seed, players) from a first line such as `# game=mining seed=N players=A,B,C`."""
-    fields = dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
+    """(seed, players) from the first line's fields (`header_fields`)."""
+    fields = header_fields(lines)
     return int(fields["seed"]), fields["players"].split(",")
 
 

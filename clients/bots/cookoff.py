@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+NAMES = ("random_bot", "judge_bot")  # the bots of this module, the first the plainest (clients.bots)
+
 COLUMNS = "ABCDE"
 OPPOSITE_FLAVOUR = {"spicy": "bitter", "dry": "sour", "sweet": "spicy", "bitter": "dry", "sour": "sweet"}
 OPPOSITE_COOK = {"raw": "well done", "well done": "raw", "slightly raw": "medium", "medium": "slightly raw"}
@@ -60,7 +62,7 @@ def _intensity(view: dict[str, Any], square: str) -> int:
 
 
 def _opponent(view: dict[str, Any], player: str) -> str:
-    return next(name for name in view["players"] if name != player)
+    return str(next(name for name in view["players"] if name != player))
 
 
 # ---------------------------------------------------------------- random
@@ -133,8 +135,8 @@ def _judges(view: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _value(view: dict[str, Any], berry: str) -> float:
     """How much a berry helps with the revealed flavour judge (or its total potency if none yet)."""
-    flavours = view["berries"][berry]
-    wants = [j["want"] for j in _judges(view) if j["family"] == "flavour"]
+    flavours: dict[str, float] = view["berries"][berry]
+    wants: list[str] = [j["want"] for j in _judges(view) if j["family"] == "flavour"]
     if not wants:
         return sum(flavours.values()) / 4
     return sum(flavours[w] - flavours[OPPOSITE_FLAVOUR[w]] for w in wants)

@@ -12,6 +12,8 @@ from typing import Any
 from engine.last_gathering.board import ROTATIONS, PlacedTile, place, sections, spot_index
 from engine.last_gathering.scoring import score_board, settled_loose_ends
 
+NAMES = ("random_bot", "greedy_bot")  # the bots of this module, the first the plainest (clients.bots)
+
 View = dict[str, Any]
 
 

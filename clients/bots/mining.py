@@ -15,11 +15,14 @@ from engine.mining.config import COLOURS, RESOURCES, ROLES
 from engine.mining.rules import MAX_STEPS, plan_payments
 from engine.mining.state import Player, player_from
 
+NAMES = ("random_bot", "greedy_bot")  # the bots of this module, the first the plainest (clients.bots)
+
 CRYSTAL_VALUE = 0.4  # a crystal is worth less than a gold: only full sets convert at the end
 
 
 def _me(view: dict[str, Any], player: str) -> dict[str, Any] | None:
-    for entry in view["players"]:
+    entries: list[dict[str, Any]] = view["players"]
+    for entry in entries:
         if entry["name"] == player:
             return entry
     return None
