@@ -73,10 +73,10 @@ def default_config(players: Sequence[str], grid: bool = True, noon: bool = False
     version 3, LG-13) makes the first frame round last at least 48 h, to the next noon UTC."""
     config: dict[str, Json] = {
         "players": list(players),
-        "starting_garnets": {p: DEFAULT_STARTING_GARNETS for p in players},
+        "starting_garnets": dict.fromkeys(players, DEFAULT_STARTING_GARNETS),
         "tiebreak_order": None,  # None: by starting garnets, highest first, then the order given
         "frames": {name: list(spokes) for name, spokes in DEFAULT_FRAMES.items()},
-        "tile_supply": {kind: 4 for kind in KINDS},
+        "tile_supply": dict.fromkeys(KINDS, 4),
         "rounds": 15,
         "first_frame_round_seconds": (48 if noon else 54) * HOUR,
         "frame_round_seconds": 24 * HOUR,
@@ -136,7 +136,7 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
 
     garnets_raw = merged["starting_garnets"]
     if isinstance(garnets_raw, int) and not isinstance(garnets_raw, bool):
-        garnets_raw = {p: garnets_raw for p in players}
+        garnets_raw = dict.fromkeys(players, garnets_raw)
     if not isinstance(garnets_raw, dict) or set(garnets_raw) != set(players):
         raise InvalidConfig("starting_garnets must give a number for every player (or one number for all)")
     garnets = tuple(_int(garnets_raw[p], f"starting garnets of {p}", 0) for p in players)
@@ -150,16 +150,7 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
             raise InvalidConfig("tiebreak_order must list every player exactly once")
         order = tuple(order_raw)
 
-    frames_raw = merged["frames"]
-    if not isinstance(frames_raw, dict) or not frames_raw:
-        raise InvalidConfig("frames must map frame names to lists of frame spokes such as 'N1'")
-    frames: list[tuple[str, frozenset[str]]] = []
-    for name, spokes in frames_raw.items():
-        if not isinstance(spokes, list) or not all(s in FRAME_SPOKES for s in spokes):
-            raise InvalidConfig(
-                f"frame {name!r} must be a list of frame spokes N1-N4, E1-E4, S1-S4, W1-W4, got {spokes!r}"
-            )
-        frames.append((str(name), frozenset(spokes)))
+    frames = _frames(merged["frames"])
     if len(frames) < len(players):
         raise InvalidConfig(f"{len(players)} players need at least {len(players)} frames, got {len(frames)}")
 
@@ -185,3 +176,17 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
         first_deadline_at=None if merged.get("first_deadline_at") is None else utc_seconds(merged["first_deadline_at"]),
         noon=noon,
     )
+
+
+def _frames(frames_raw: Json) -> list[tuple[str, frozenset[str]]]:
+    """The host's frames (name -> frame spokes), in the order given."""
+    if not isinstance(frames_raw, dict) or not frames_raw:
+        raise InvalidConfig("frames must map frame names to lists of frame spokes such as 'N1'")
+    frames: list[tuple[str, frozenset[str]]] = []
+    for name, spokes in frames_raw.items():
+        if not isinstance(spokes, list) or not all(s in FRAME_SPOKES for s in spokes):
+            raise InvalidConfig(
+                f"frame {name!r} must be a list of frame spokes N1-N4, E1-E4, S1-S4, W1-W4, got {spokes!r}"
+            )
+        frames.append((str(name), frozenset(spokes)))
+    return frames
