@@ -41,7 +41,7 @@ def _make_replacer(cls: type) -> Callable[..., Any]:
         namespace[f"_set{index}"] = getattr(cls, name).__set__
         lines.append(f"    _set{index}(_copy, _obj.{name} if {name} is _KEEP else {name})")
     lines.append("    return _copy")
-    exec("\n".join(lines), namespace)  # noqa: S102 - source built above from the class's own field names
+    exec("\n".join(lines), namespace)  # the source is built above from the class's own field names
     replacer: Callable[..., Any] = namespace["replace"]
     return replacer
 

@@ -40,7 +40,7 @@ def random_bot(view: View, player: str, rng: random.Random) -> str | None:
             orders.append(f"bid {bid} {kind}")
     if "placement" in you["must_submit"]:
         orders.append(f"place {rng.choice(you['empty_spots'])} rotate {rng.choice(ROTATIONS)}")
-    return "; ".join(orders + ["end early"])
+    return "; ".join([*orders, "end early"])
 
 
 def _own_board(view: View, player: str) -> tuple[PlacedTile | None, ...]:
@@ -87,7 +87,7 @@ def greedy_bot(view: View, player: str, rng: random.Random) -> str | None:
         # More frame spokes close more regions: prefer the fullest frame still offered.
         frame = max(view["open_frames"], key=lambda f: (len(view["frames"][f]), f))
         orders.append(f"bid {min(garnets, 2)} on frame {frame}")
-        return "; ".join(orders + ["end early"])
+        return "; ".join([*orders, "end early"])
     board = _own_board(view, player)
     frame_spokes = frozenset(view["frames"][you["frame"]])
     if "placement" in you["must_submit"]:
@@ -101,4 +101,4 @@ def greedy_bot(view: View, player: str, rng: random.Random) -> str | None:
         kind = rng.choice([k for v, k in options if v == top])
         bid = min(garnets, 1 + garnets // 6)
         orders.append(f"bid {bid} {kind}")
-    return "; ".join(orders + ["end early"])
+    return "; ".join([*orders, "end early"])

@@ -32,7 +32,7 @@ def _affordable(me: Player, chosen: list[Upgrade], candidate: Upgrade, garnets: 
     if any(u.miner == candidate.miner and u.crystal == candidate.crystal for u in chosen):
         return False
     try:
-        payments = plan_payments(me, tuple(chosen + [candidate]))
+        payments = plan_payments(me, (*chosen, candidate))
     except RuleViolation:
         return False
     return garnets or all(p.replaced == 0 for p in payments)
@@ -47,7 +47,7 @@ def _orders(moves: dict[str, int], upgrades: list[Upgrade], bully: bool) -> str:
     parts += [f"upgrade {u.miner} {u.crystal}" for u in upgrades]
     if bully:
         parts.append("bully 1")
-    return "; ".join(parts + ["end early"])
+    return "; ".join([*parts, "end early"])
 
 
 def random_bot(view: dict[str, Any], player: str, rng: random.Random) -> str | None:

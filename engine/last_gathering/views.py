@@ -68,7 +68,7 @@ def view(state: State, viewer: Viewer, results: dict[str, Json] | None = None) -
         "auction_open": state.auction_open,
         "placement_open": state.placement_open,
         "tile_to_place": tile_json(state.tile_to_place) if state.placement_open else None,
-        "supply": {kind: count for kind, count in state.supply},
+        "supply": dict(state.supply),
         "available_kinds": list(state.available_kinds),
         "tiebreak_order": list(state.order),
         "frames": {name: sorted(spokes) for name, spokes in state.config.frames},
