@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-NAMES = ("random_bot", "judge_bot")  # the bots of this module, the first the plainest (clients.bots)
+NAMES = ("random_bot", "judge_bot")  # this module's bots: the plainest first, the strongest last
 
 View = dict[str, Any]
 

@@ -12,7 +12,7 @@ from typing import Any
 from engine.last_gathering.board import ROTATIONS, PlacedTile, place, sections, spot_index
 from engine.last_gathering.scoring import score_board, settled_loose_ends
 
-NAMES = ("random_bot", "greedy_bot")  # the bots of this module, the first the plainest (clients.bots)
+NAMES = ("random_bot", "greedy_bot")  # this module's bots: the plainest first, the strongest last
 
 View = dict[str, Any]
 

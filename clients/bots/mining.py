@@ -15,7 +15,7 @@ from engine.mining.config import COLOURS, RESOURCES, ROLES
 from engine.mining.rules import MAX_STEPS, plan_payments
 from engine.mining.state import Player, player_from
 
-NAMES = ("random_bot", "greedy_bot")  # the bots of this module, the first the plainest (clients.bots)
+NAMES = ("random_bot", "greedy_bot")  # this module's bots: the plainest first, the strongest last
 
 CRYSTAL_VALUE = 0.4  # a crystal is worth less than a gold: only full sets convert at the end
 
