@@ -27,7 +27,7 @@ from engine.contract import Event, Game, Viewer
 from engine.match import LocalMatch
 
 TARGET = 100_000
-GAMES = ("last-gathering", "cookoff", "mining")
+GAMES = tuple(registry.shipped())
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,9 @@ class _FloorState:
 def play_bot_match(game_name: str, seed: int) -> PlayedMatch:
     """One whole match of the example bots (the same loop as bench.run's bot thinking)."""
     from clients.bots import bot_names, get_bot
-    from clients.cli import DEFAULT_SEATS
 
     game = registry.get_game(game_name)
-    players = [f"p{i}" for i in range(DEFAULT_SEATS[game_name])]
+    players = registry.seats(game_name)
     bots = {p: get_bot(game_name, bot_names(game_name)[i % 2]) for i, p in enumerate(players)}
     config = game.default_config(players)
     match = LocalMatch(game, config, seed=seed)

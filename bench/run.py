@@ -96,15 +96,14 @@ def bot_thinking(quick: bool) -> list[Figure]:
     """Milliseconds the example bots spend deciding over a whole in-process match of each game (no server):
     what a bot costs its host, apart from the platform."""
     from clients.bots import bot_names, get_bot
-    from clients.cli import DEFAULT_SEATS
     from engine import registry
     from engine.contract import Viewer
     from engine.match import LocalMatch
 
     figures = []
-    for game_name, seats in DEFAULT_SEATS.items():
+    for game_name in registry.shipped():
         game = registry.get_game(game_name)
-        players = [f"p{i}" for i in range(seats)]
+        players = registry.seats(game_name)
         bots = {p: get_bot(game_name, bot_names(game_name)[i % 2]) for i, p in enumerate(players)}
         match = LocalMatch(game, game.default_config(players), seed=3)
         rng = random.Random(3)

@@ -28,13 +28,14 @@ from bench.figures import Figure
 from bench.procs import cpu_seconds, kill, rss_mb, spawn_server, start_server, wait_listening
 from bench.submit import _seat
 from clients.client import MatchClient
+from engine import registry
 from matchserver.v1 import matchserver_pb2 as pb
 from server.catalog import Summary
 from server.identities import is_server_stream
 from server.store import EventStore, Record
 
 FINISHED, LIVE = 3, 1  # the template: three finished duels, one half-played, and a bot match of each game
-GAMES = ("last-gathering", "cookoff", "mining")
+GAMES = tuple(registry.shipped())
 BATCH = 500  # matches a save
 FIRST_START_TIMEOUT = 90.0  # the first start may upgrade the store: exempt, but bounded
 START_TIMEOUT = 60.0
@@ -66,10 +67,9 @@ def play_template(folder: Path) -> list[list[Record]]:
 def play_bots(client: MatchClient, game: str) -> None:
     """A whole match of `game` between the example bots, over gRPC."""
     from clients.bots import bot_names, get_bot
-    from clients.cli import DEFAULT_SEATS
     from clients.play import BotSeat, play
 
-    players = [f"p{i}" for i in range(DEFAULT_SEATS[game])]
+    players = registry.seats(game)
     created = client.create(game, players, seed=1)
     names = bot_names(game)
     seats = {

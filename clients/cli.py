@@ -48,11 +48,11 @@ from clients.client import CleartextCredentialError, MatchClient, State
 from clients.credentials import Credentials, server_key
 from clients.play import BotSeat, play
 from engine.errors import GameError
-from engine.registry import get_game
+from engine.registry import get_game, shipped
 from matchserver.v1 import matchserver_pb2 as pb
 
 ARENA_COMMANDS = ("bot", "challenge", "tournament", "leaderboard")
-DEFAULT_SEATS = {"last-gathering": 4, "cookoff": 2, "mining": 5}
+DEFAULT_SEATS = {name: get_game(name).default_seats for name in shipped()}  # from each game (engine.registry)
 
 
 def _token(
@@ -452,10 +452,10 @@ def _log(line: str) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from engine.registry import get_game
-    from engine.transcript import ScriptError, simulate
+    from engine.transcript import ScriptError, header_fields, simulate
 
     lines = Path(args.script).read_text().splitlines() if args.script != "-" else sys.stdin.read().splitlines()
-    header = _script_header(lines)
+    header = header_fields(lines)
     game_name = args.game or header.get("game")
     players = args.players or header.get("players")
     seed = args.seed if args.seed is not None else header.get("seed")
@@ -472,13 +472,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     _print_json(result)
     return 0
-
-
-def _script_header(lines: list[str]) -> dict[str, str]:
-    """The `# game=... seed=... players=...` first line of a transcript, as fields."""
-    if not lines or not lines[0].startswith("#"):
-        return {}
-    return dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
 
 
 def cmd_transcript(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:

@@ -77,7 +77,7 @@ def _decoder(cls: type) -> Callable[[dict[str, Json]], Any]:
 def _converter(hint: Any) -> Converter:
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        inner = _converter([arg for arg in typing.get_args(hint) if arg is not type(None)][0])
+        inner = _converter(next(arg for arg in typing.get_args(hint) if arg is not type(None)))
         if inner is None:
             return None
         optional: Callable[[Json], Any] = inner

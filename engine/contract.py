@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 Json = Any  # JSON-plain value: dict[str, Json] | list[Json] | str | int | float | bool | None
 Event = dict[str, Json]
@@ -69,55 +69,67 @@ class Status:
     binding: bool = False  # True when the first submission is final (Cookoff)
 
 
-class Game(Protocol):
-    """One module-level object per game implements this (see engine/<game>/__init__.py: GAME)."""
+S = TypeVar("S")  # a game's state: a frozen value folded from its events
+C = TypeVar("C")  # a game's command: a frozen dataclass (or a union of them) of its `command_types`
+
+
+class Game(Protocol[S, C]):
+    """One module-level object per game implements this (engine/<game>/game.py, exported as GAME).
+
+    Besides the rules, a game carries its own facts, so that nothing else keeps a list of games
+    (engine/registry.py is the one list; engine/README.md says how to add a game).
+    """
 
     name: str  # as in the API and CLI, e.g. "last-gathering"
     rules_version: str  # bump when a rules fix may change outcomes (recorded in every match)
     command_types: tuple[type, ...]  # frozen dataclasses; names match the protobuf messages
-    # Optional: `secret_config_keys` (tuple of config keys, e.g. host-set judges) that only the host may
-    # see in the match's configuration until the match is over; `default_seats`, the players the rule
-    # text's game is for (a tournament's default table size).
+    default_seats: int  # the players the rule text's game is for (a tournament's default table size)
+    allowed_seats: range  # the numbers of players the rules allow (`initial_state` refuses others)
+    wire_field: str  # GameCommand's oneof field that carries this game's typed command (protos/)
+    arena_formats: tuple[str, ...]  # the tournament formats that suit it, the default first
+    secret_config_keys: tuple[str, ...]  # config keys (e.g. host-set judges) only the host sees until the end
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]: ...
 
-    def initial_state(self, config: Mapping[str, Json], seed: int) -> Any:
+    def initial_state(self, config: Mapping[str, Json], seed: int) -> S:
         """Validate `config` (raise InvalidConfig) and build the state before any event."""
         ...
 
-    def start(self, state: Any, ctx: Context) -> list[Event]:
+    def start(self, state: S, ctx: Context) -> list[Event]:
         """The events that open the match (first phase, its deadline, first reveals)."""
         ...
 
-    def parse(self, state: Any, player: str, text: str) -> Any:
+    def parse(self, state: S, player: str, text: str) -> C:
         """A text submission in the rule text's words -> one command; MalformedCommand quotes the part
         not understood and shows the expected form."""
         ...
 
-    def format(self, command: Any) -> str:
+    def format(self, command: C) -> str:
         """A command back to text that `parse` accepts (transcripts round-trip through this)."""
         ...
 
-    def decide(self, state: Any, player: str, command: Any, ctx: Context) -> list[Event]:
+    def decide(self, state: S, player: str, command: C, ctx: Context) -> list[Event]:
         """Events for an accepted command; raise RuleViolation (with the rule) when illegal now.
         When the command completes a phase (everyone submitted), include its resolution."""
         ...
 
-    def timeout(self, state: Any, ctx: Context) -> list[Event]:
+    def timeout(self, state: S, ctx: Context) -> list[Event]:
         """The phase deadline passed (ctx.now is the deadline): apply the defaults and resolve."""
         ...
 
-    def evolve(self, state: Any, event: Event) -> Any: ...
+    def evolve(self, state: S, event: Event) -> S:
+        """Apply one event; raise on an event type the game does not know (a store from elsewhere)."""
+        ...
 
-    def status(self, state: Any) -> Status: ...
+    def status(self, state: S) -> Status: ...
 
-    def players(self, state: Any) -> tuple[str, ...]: ...
+    def players(self, state: S) -> tuple[str, ...]: ...
 
-    def view(self, state: Any, viewer: Viewer) -> dict[str, Json]:
+    def view(self, state: S, viewer: Viewer) -> dict[str, Json]:
         """What `viewer` may see now; JSON-plain."""
         ...
 
-    def redact(self, state: Any, event: Event, viewer: Viewer) -> Event | None:
+    def redact(self, state: S, event: Event, viewer: Viewer) -> Event | None:
         """`event` as `viewer` may see it (state is the state before it), or None to hide it whole."""
         ...
 
@@ -125,6 +137,6 @@ class Game(Protocol):
         """Plain-word lines that justify a resolution event (usually its "trace"); [] if none."""
         ...
 
-    def results(self, state: Any) -> dict[str, Json]:
+    def results(self, state: S) -> dict[str, Json]:
         """{"results": [{"player", "rank", "score", ...}], ...game extras}; ranks only once finished."""
         ...

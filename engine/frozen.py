@@ -41,7 +41,7 @@ def _make_replacer(cls: type) -> Callable[..., Any]:
         namespace[f"_set{index}"] = getattr(cls, name).__set__
         lines.append(f"    _set{index}(_copy, _obj.{name} if {name} is _KEEP else {name})")
     lines.append("    return _copy")
-    exec("\n".join(lines), namespace)  # noqa: S102 - source built above from the class's own field names
+    exec("\n".join(lines), namespace)  # the source is built above from the class's own field names
     replacer: Callable[..., Any] = namespace["replace"]
     return replacer
 
@@ -52,7 +52,7 @@ def _copies_slot_by_slot(cls: type) -> bool:
     if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
         return False
     fields = dataclasses.fields(cls)
-    declared = cls.__dataclass_fields__  # type: ignore[attr-defined]  # also holds InitVars, which fields() omits
+    declared = cls.__dataclass_fields__  # also holds InitVars, which fields() omits
     if len(declared) != len(fields) or any(not field.init for field in fields):
         return False
     reserved = {"_obj", "_copy", "_new", "_cls", "_KEEP", *(f"_set{index}" for index in range(len(fields)))}

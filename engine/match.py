@@ -18,7 +18,7 @@ def context(seed: int, version: int, now: float) -> Context:
     return Context(now=now, rng=rng_for(seed, version), version=version)
 
 
-def check_may_submit(game: Game, state: Any, player: str) -> None:
+def check_may_submit(game: Game[Any, Any], state: Any, player: str) -> None:
     status = game.status(state)
     if status.finished:
         raise NotYourTurn("the match is over; no more submissions are taken")
@@ -31,18 +31,18 @@ def check_may_submit(game: Game, state: Any, player: str) -> None:
     raise NotYourTurn(f"{player} has nothing to submit in {status.phase}")
 
 
-def submit(game: Game, state: Any, player: str, command: Any, ctx: Context) -> list[Event]:
+def submit(game: Game[Any, Any], state: Any, player: str, command: Any, ctx: Context) -> list[Event]:
     """Generic checks, then the game's own rules."""
     check_may_submit(game, state, player)
     return game.decide(state, player, command, ctx)
 
 
-def is_due(game: Game, state: Any, now: float) -> bool:
+def is_due(game: Game[Any, Any], state: Any, now: float) -> bool:
     status = game.status(state)
     return not status.finished and status.deadline is not None and now >= status.deadline
 
 
-def fold(game: Game, state: Any, events: Iterable[Event]) -> Any:
+def fold(game: Game[Any, Any], state: Any, events: Iterable[Event]) -> Any:
     for event in events:
         state = game.evolve(state, event)
     return state
@@ -54,7 +54,7 @@ class LocalMatch:
     Used by `matchctl simulate`, golden transcripts and engine tests.
     """
 
-    def __init__(self, game: Game, config: Mapping[str, Json], seed: int, now: float = 0.0) -> None:
+    def __init__(self, game: Game[Any, Any], config: Mapping[str, Json], seed: int, now: float = 0.0) -> None:
         self.game = game
         self.seed = seed
         self.now = now

@@ -29,7 +29,7 @@ class Step:
     command: Any = None
 
 
-def build_config(game: Game, players: Sequence[str], overrides: Mapping[str, Json] | None) -> dict[str, Json]:
+def build_config(game: Game[Any, Any], players: Sequence[str], overrides: Mapping[str, Json] | None) -> dict[str, Json]:
     config = game.default_config(players)
     config.update(overrides or {})
     return config
@@ -40,13 +40,23 @@ def script_lines(lines: Iterable[str]) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
+def header_fields(lines: Sequence[str]) -> dict[str, str]:
+    """The fields of a first line such as `# game=mining seed=N players=A,B,C` (as `matchctl transcript`
+    writes it); {} when the script does not start with a comment."""
+    if not lines or not lines[0].startswith("#"):
+        return {}
+    return dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
+
+
 def script_header(lines: Sequence[str]) -> tuple[int, list[str]]:
-    """(seed, players) from a first line such as `# game=mining seed=N players=A,B,C`."""
-    fields = dict(word.split("=", 1) for word in lines[0].lstrip("#").split() if "=" in word)
+    """(seed, players) from the first line's fields (`header_fields`)."""
+    fields = header_fields(lines)
     return int(fields["seed"]), fields["players"].split(",")
 
 
-def play_script(game: Game, match: LocalMatch, lines: Iterable[str], steps: list[Step] | None = None) -> LocalMatch:
+def play_script(
+    game: Game[Any, Any], match: LocalMatch, lines: Iterable[str], steps: list[Step] | None = None
+) -> LocalMatch:
     """Play the lines into `match`; with `steps`, record what was played (for `write_script`)."""
     for number, raw in enumerate(lines, start=1):
         line = raw.split("#", 1)[0].strip()
@@ -74,7 +84,7 @@ def play_script(game: Game, match: LocalMatch, lines: Iterable[str], steps: list
 
 
 def simulate(
-    game: Game,
+    game: Game[Any, Any],
     players: Sequence[str],
     seed: int,
     lines: Iterable[str],
@@ -85,7 +95,7 @@ def simulate(
     return summary(game, match.state, seed, len(match.events))
 
 
-def summary(game: Game, state: Any, seed: int, version: int) -> dict[str, Json]:
+def summary(game: Game[Any, Any], state: Any, seed: int, version: int) -> dict[str, Json]:
     status = game.status(state)
     out: dict[str, Json] = {
         "game": game.name,
@@ -102,7 +112,7 @@ def summary(game: Game, state: Any, seed: int, version: int) -> dict[str, Json]:
 CLOCK_DIGITS = 3  # a transcript's clock gaps, in seconds to the millisecond: `@ +15`, `@ +0.25`
 
 
-def write_script(game: Game, steps: Iterable[Step], start: float = 0.0) -> list[str]:
+def write_script(game: Game[Any, Any], steps: Iterable[Step], start: float = 0.0) -> list[str]:
     """Lines that `play_script` replays into the same match. Times are rounded to the millisecond where
     they fall (not gap by gap, so the roundings do not add up), and a gap is written as it reads: `@ +15`,
     never `@ +15.000000001` from a clock's float arithmetic."""

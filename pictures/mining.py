@@ -232,7 +232,7 @@ def _chip(x: float, y: float, resource: str, amount: int, space: int) -> str:
         + _rect(x, y, CHIP_W, CHIP_H, RESOURCE_FILL[resource], "#333333", rx=2)
         + _text(
             x + CHIP_W / 2, y + CHIP_H - 4, str(amount), 10, anchor="middle", weight="bold", fill=RESOURCE_INK[resource]
-        )  # fmt: skip
+        )
         + "</g>"
     )
 

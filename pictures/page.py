@@ -89,10 +89,8 @@ def caption_of(entry: Any) -> str:
 
 def caption(actor: str, source: str, lines: list[str], retracted: bool) -> str:
     """Who did what, then the ruling trace in plain words (rule numbers included)."""
-    if actor and source:
-        head = f"{actor}: {source}"
-    else:  # a sealed command's words are not for this viewer
-        head = source or (f"{actor} acted" if actor else "")
+    # Without the source, a sealed command's words are not for this viewer.
+    head = f"{actor}: {source}" if actor and source else source or (f"{actor} acted" if actor else "")
     out = ([head] if head else []) + lines
     if retracted:
         out.append("(retracted by a rollback)")

@@ -1,20 +1,34 @@
 """Example bots, by game. A bot is `bot(view, player, rng) -> text | None`: it reads the player's view
-(the JSON the server sends) and returns the text command to submit now, or None."""
+(the JSON the server sends) and returns the text command to submit now, or None.
+
+A game's bots are `clients/bots/<package>.py` (engine.registry.package_of), which names them in `NAMES`.
+"""
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
 from collections.abc import Callable
 from typing import Any
 
+from engine import registry
+
 Bot = Callable[[dict[str, Any], str, random.Random], str | None]
 
-BOTS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "last-gathering": ("clients.bots.last_gathering", ("random_bot", "greedy_bot")),
-    "cookoff": ("clients.bots.cookoff", ("random_bot", "judge_bot")),
-    "mining": ("clients.bots.mining", ("random_bot", "greedy_bot")),
-}
+
+def _bots() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """{game: (module, bot names)} for every shipped game that has a bots module."""
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for name in registry.shipped():
+        module = f"clients.bots.{registry.package_of(name)}"
+        if importlib.util.find_spec(module) is not None:
+            names: tuple[str, ...] = importlib.import_module(module).NAMES
+            found[name] = (module, names)
+    return found
+
+
+BOTS = _bots()
 
 
 def bot_names(game: str) -> tuple[str, ...]:

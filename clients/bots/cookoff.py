@@ -7,7 +7,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
+
+NAMES = ("random_bot", "judge_bot")  # this module's bots: the plainest first, the strongest last
+
+View = dict[str, Any]
 
 COLUMNS = "ABCDE"
 OPPOSITE_FLAVOUR = {"spicy": "bitter", "dry": "sour", "sweet": "spicy", "bitter": "dry", "sour": "sweet"}
@@ -60,7 +65,7 @@ def _intensity(view: dict[str, Any], square: str) -> int:
 
 
 def _opponent(view: dict[str, Any], player: str) -> str:
-    return next(name for name in view["players"] if name != player)
+    return str(next(name for name in view["players"] if name != player))
 
 
 # ---------------------------------------------------------------- random
@@ -133,8 +138,8 @@ def _judges(view: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _value(view: dict[str, Any], berry: str) -> float:
     """How much a berry helps with the revealed flavour judge (or its total potency if none yet)."""
-    flavours = view["berries"][berry]
-    wants = [j["want"] for j in _judges(view) if j["family"] == "flavour"]
+    flavours: dict[str, float] = view["berries"][berry]
+    wants: list[str] = [j["want"] for j in _judges(view) if j["family"] == "flavour"]
     if not wants:
         return sum(flavours.values()) / 4
     return sum(flavours[w] - flavours[OPPOSITE_FLAVOUR[w]] for w in wants)
@@ -174,79 +179,100 @@ def _dish_scores(view: dict[str, Any], dish: dict[str, Any]) -> tuple[float, ...
     return tuple(out)
 
 
+def _judge_gathering(view: View, me: View, opponent: View, limits: View, rng: random.Random) -> str:
+    # one harvester per tree on the best trees: a lone harvester takes the whole tree
+    trees = sorted(view["trees"], key=lambda t: (-_value(view, t["berry"]) * t["quantity"], rng.random()))
+    best = [t["berry"] for t in trees if _value(view, t["berry"]) > 0][: limits["harvesters"]]
+    if not best:
+        return "I will send no workers."
+    return " ".join(f"I will send 1 worker to the {b} tree." for b in best)
+
+
+def _judge_placement(view: View, me: View, opponent: View, limits: View, rng: random.Random) -> str:
+    own = {s for s, item in me["pot"].items() if not item["sabotage"]}
+    stock = sorted(_inventory_list(me["inventory"]), key=lambda b: -_value(view, b))
+    stock = [b for b in stock if _value(view, b) > 0]
+    room = max(0, _target_size(view) + 2 - len(own))
+    placed: list[tuple[str, str]] = []
+    occupied = set(me["pot"])
+    for berry in stock[: min(limits["max_place"], room)]:
+        empty = [s for s in ALL_SQUARES if s not in occupied]
+        if not empty:
+            break
+        touching = [s for s in empty if any(nb in own for nb in _neighbours(s))]
+        square = min(touching or empty, key=lambda s: (_intensity(view, s), ALL_SQUARES.index(s)))
+        placed.append((berry, square))
+        occupied.add(square)
+        own.add(square)
+    if not placed:
+        return "I will place no berries."
+    return " ".join(f"I will place {_article(b)} {b} berry on {s}." for b, s in placed)
+
+
+def _judge_sabotage(view: View, me: View, opponent: View, limits: View, rng: random.Random) -> str:
+    stock = sorted((b for b in _inventory_list(me["inventory"]) if _value(view, b) <= 0), key=lambda b: _value(view, b))
+    empty = [s for s in ALL_SQUARES if s not in opponent["pot"]]
+    touching = [s for s in empty if any(nb in opponent["pot"] for nb in _neighbours(s))]
+    picks = list(zip(stock[: limits["max_sabotage"]], touching, strict=False))
+    if not picks:
+        return "I will not sabotage."
+    return " ".join(f"I will sabotage and place {_article(b)} {b} berry on {s}." for b, s in picks)
+
+
+def _judge_moves(view: View, me: View, opponent: View, limits: View, rng: random.Random) -> str:
+    # push sabotage berries away from the own cluster when a free square allows it
+    occupied = set(me["pot"])
+    moves: list[tuple[str, str]] = []
+    for square, item in sorted(me["pot"].items()):
+        if not item["sabotage"] or len(moves) >= limits["max_moves"]:
+            continue
+        options = [nb for nb in _neighbours(square) if nb not in occupied]
+        if options:
+            target = max(options, key=lambda s: -sum(1 for nb in _neighbours(s) if nb in occupied))
+            occupied.discard(square)
+            occupied.add(target)
+            moves.append((square, target))
+    if not moves:
+        return "I will not move any berries."
+    return " ".join(f"I will move the berry on {a} to {b}." for a, b in moves)
+
+
+def _judge_removal(view: View, me: View, opponent: View, limits: View, rng: random.Random) -> str:
+    own = {s for s, item in me["pot"].items() if not item["sabotage"] and item["cook"] < 8}
+    if not own:
+        return "I will not remove a dish."
+    group = max(_groups(own), key=len)
+    last = view["round"] >= view["rounds"]
+    burning_soon = any(me["pot"][s]["cook"] + _intensity(view, s) >= 8 for s in group)
+    cook_wants = [j["want"] for j in _judges(view) if j["family"] == "cook"]
+    ripe = bool(cook_wants) and all(_band(me["pot"][s]["cook"]) == cook_wants[0] for s in group)
+    big = len(group) >= _target_size(view)
+    if last or burning_soon or (ripe and big):
+        return f"I remove the dish on {', '.join(group)}."
+    return "I will not remove a dish."
+
+
+def _judge_final_choice(view: View, me: View, opponent: View, limits: View, rng: random.Random) -> str:
+    dishes: list[dict[str, Any]] = me["dishes"]
+    choice = max(dishes, key=lambda d: (_dish_scores(view, d), len(d["berries"])))
+    return f"I choose dish {choice['number']}."
+
+
+_JUDGE_PHASES: dict[str, Callable[[View, View, View, View, random.Random], str]] = {
+    "gathering": _judge_gathering,
+    "placement": _judge_placement,
+    "sabotage": _judge_sabotage,
+    "moves": _judge_moves,
+    "removal": _judge_removal,
+    "final_choice": _judge_final_choice,
+}
+
+
 def judge_bot(view: dict[str, Any], player: str, rng: random.Random) -> str | None:
     me = view["players"][player]
     if view["finished"] or me["submitted"] or player not in view["awaiting"]:
         return None
     phase, limits = view["phase"], view["limits"]
     opponent = view["players"][_opponent(view, player)]
-    if phase == "gathering":
-        # one harvester per tree on the best trees: a lone harvester takes the whole tree
-        trees = sorted(view["trees"], key=lambda t: (-_value(view, t["berry"]) * t["quantity"], rng.random()))
-        best = [t["berry"] for t in trees if _value(view, t["berry"]) > 0][: limits["harvesters"]]
-        if not best:
-            return "I will send no workers."
-        return " ".join(f"I will send 1 worker to the {b} tree." for b in best)
-    if phase == "placement":
-        own = {s for s, item in me["pot"].items() if not item["sabotage"]}
-        stock = sorted(_inventory_list(me["inventory"]), key=lambda b: -_value(view, b))
-        stock = [b for b in stock if _value(view, b) > 0]
-        room = max(0, _target_size(view) + 2 - len(own))
-        placed: list[tuple[str, str]] = []
-        occupied = set(me["pot"])
-        for berry in stock[: min(limits["max_place"], room)]:
-            empty = [s for s in ALL_SQUARES if s not in occupied]
-            if not empty:
-                break
-            touching = [s for s in empty if any(nb in own for nb in _neighbours(s))]
-            square = min(touching or empty, key=lambda s: (_intensity(view, s), ALL_SQUARES.index(s)))
-            placed.append((berry, square))
-            occupied.add(square)
-            own.add(square)
-        if not placed:
-            return "I will place no berries."
-        return " ".join(f"I will place {_article(b)} {b} berry on {s}." for b, s in placed)
-    if phase == "sabotage":
-        stock = sorted(
-            (b for b in _inventory_list(me["inventory"]) if _value(view, b) <= 0), key=lambda b: _value(view, b)
-        )
-        empty = [s for s in ALL_SQUARES if s not in opponent["pot"]]
-        touching = [s for s in empty if any(nb in opponent["pot"] for nb in _neighbours(s))]
-        picks = list(zip(stock[: limits["max_sabotage"]], touching, strict=False))
-        if not picks:
-            return "I will not sabotage."
-        return " ".join(f"I will sabotage and place {_article(b)} {b} berry on {s}." for b, s in picks)
-    if phase == "moves":
-        # push sabotage berries away from the own cluster when a free square allows it
-        occupied = set(me["pot"])
-        moves: list[tuple[str, str]] = []
-        for square, item in sorted(me["pot"].items()):
-            if not item["sabotage"] or len(moves) >= limits["max_moves"]:
-                continue
-            options = [nb for nb in _neighbours(square) if nb not in occupied]
-            if options:
-                target = max(options, key=lambda s: -sum(1 for nb in _neighbours(s) if nb in occupied))
-                occupied.discard(square)
-                occupied.add(target)
-                moves.append((square, target))
-        if not moves:
-            return "I will not move any berries."
-        return " ".join(f"I will move the berry on {a} to {b}." for a, b in moves)
-    if phase == "removal":
-        own = {s for s, item in me["pot"].items() if not item["sabotage"] and item["cook"] < 8}
-        if not own:
-            return "I will not remove a dish."
-        group = max(_groups(own), key=len)
-        last = view["round"] >= view["rounds"]
-        burning_soon = any(me["pot"][s]["cook"] + _intensity(view, s) >= 8 for s in group)
-        cook_wants = [j["want"] for j in _judges(view) if j["family"] == "cook"]
-        ripe = bool(cook_wants) and all(_band(me["pot"][s]["cook"]) == cook_wants[0] for s in group)
-        big = len(group) >= _target_size(view)
-        if last or burning_soon or (ripe and big):
-            return f"I remove the dish on {', '.join(group)}."
-        return "I will not remove a dish."
-    if phase == "final_choice":
-        dishes: list[dict[str, Any]] = me["dishes"]
-        choice = max(dishes, key=lambda d: (_dish_scores(view, d), len(d["berries"])))
-        return f"I choose dish {choice['number']}."
-    return None
+    play = _JUDGE_PHASES.get(phase)
+    return None if play is None else play(view, me, opponent, limits, rng)

@@ -12,6 +12,8 @@ from typing import Any
 from engine.last_gathering.board import ROTATIONS, PlacedTile, place, sections, spot_index
 from engine.last_gathering.scoring import score_board, settled_loose_ends
 
+NAMES = ("random_bot", "greedy_bot")  # this module's bots: the plainest first, the strongest last
+
 View = dict[str, Any]
 
 
@@ -38,7 +40,7 @@ def random_bot(view: View, player: str, rng: random.Random) -> str | None:
             orders.append(f"bid {bid} {kind}")
     if "placement" in you["must_submit"]:
         orders.append(f"place {rng.choice(you['empty_spots'])} rotate {rng.choice(ROTATIONS)}")
-    return "; ".join(orders + ["end early"])
+    return "; ".join([*orders, "end early"])
 
 
 def _own_board(view: View, player: str) -> tuple[PlacedTile | None, ...]:
@@ -85,7 +87,7 @@ def greedy_bot(view: View, player: str, rng: random.Random) -> str | None:
         # More frame spokes close more regions: prefer the fullest frame still offered.
         frame = max(view["open_frames"], key=lambda f: (len(view["frames"][f]), f))
         orders.append(f"bid {min(garnets, 2)} on frame {frame}")
-        return "; ".join(orders + ["end early"])
+        return "; ".join([*orders, "end early"])
     board = _own_board(view, player)
     frame_spokes = frozenset(view["frames"][you["frame"]])
     if "placement" in you["must_submit"]:
@@ -99,4 +101,4 @@ def greedy_bot(view: View, player: str, rng: random.Random) -> str | None:
         kind = rng.choice([k for v, k in options if v == top])
         bid = min(garnets, 1 + garnets // 6)
         orders.append(f"bid {bid} {kind}")
-    return "; ".join(orders + ["end early"])
+    return "; ".join([*orders, "end early"])

@@ -15,11 +15,14 @@ from engine.mining.config import COLOURS, RESOURCES, ROLES
 from engine.mining.rules import MAX_STEPS, plan_payments
 from engine.mining.state import Player, player_from
 
+NAMES = ("random_bot", "greedy_bot")  # this module's bots: the plainest first, the strongest last
+
 CRYSTAL_VALUE = 0.4  # a crystal is worth less than a gold: only full sets convert at the end
 
 
 def _me(view: dict[str, Any], player: str) -> dict[str, Any] | None:
-    for entry in view["players"]:
+    entries: list[dict[str, Any]] = view["players"]
+    for entry in entries:
         if entry["name"] == player:
             return entry
     return None
@@ -29,7 +32,7 @@ def _affordable(me: Player, chosen: list[Upgrade], candidate: Upgrade, garnets: 
     if any(u.miner == candidate.miner and u.crystal == candidate.crystal for u in chosen):
         return False
     try:
-        payments = plan_payments(me, tuple(chosen + [candidate]))
+        payments = plan_payments(me, (*chosen, candidate))
     except RuleViolation:
         return False
     return garnets or all(p.replaced == 0 for p in payments)
@@ -44,7 +47,7 @@ def _orders(moves: dict[str, int], upgrades: list[Upgrade], bully: bool) -> str:
     parts += [f"upgrade {u.miner} {u.crystal}" for u in upgrades]
     if bully:
         parts.append("bully 1")
-    return "; ".join(parts + ["end early"])
+    return "; ".join([*parts, "end early"])
 
 
 def random_bot(view: dict[str, Any], player: str, rng: random.Random) -> str | None:

@@ -22,11 +22,8 @@ from typing import Any
 import grpc
 
 from clients.botloop import BotKeyRefused, Decide, current_match, run_bot
-from clients.bots import get_bot
+from clients.bots import bot_names, get_bot
 from clients.client import MatchClient
-
-# The strongest example bot of each game, for --strategy greedy.
-GREEDY = {"last-gathering": "greedy_bot", "cookoff": "judge_bot", "mining": "greedy_bot"}
 
 
 def make_decide(strategy: str) -> Decide:
@@ -36,7 +33,8 @@ def make_decide(strategy: str) -> Decide:
         key = (current_match(), seat)
         if key not in rngs:
             rngs[key] = random.Random(f"{key[0]}:{seat}")
-        name = GREEDY[game] if strategy == "greedy" else "random_bot"
+        names = bot_names(game)  # the plainest first, the strongest last
+        name = names[-1] if strategy == "greedy" else names[0]
         return get_bot(game, name)(view, seat, rngs[key])
 
     return decide

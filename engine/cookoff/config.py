@@ -23,6 +23,7 @@ SIZES = {"small": (1, 8, 4), "medium": (9, 17, 13), "large": (18, 25, 22)}  # lo
 COOK_BANDS = ("raw", "slightly raw", "medium", "well done")
 OPPOSITE_COOK = {"raw": "well done", "well done": "raw", "slightly raw": "medium", "medium": "slightly raw"}
 FAMILIES = ("flavour", "size", "cook")
+ALLOWED_SEATS = range(2, 3)  # a duel: exactly two players
 BURN_AT = 8  # CK-2: cook time 8 or more is burned
 GRID = 5
 COLUMNS = "ABCDE"
@@ -159,7 +160,11 @@ def _number(value: Any, what: str) -> float:
 
 def parse_config(config: Mapping[str, Json]) -> Config:
     players = config.get("players")
-    if not isinstance(players, list | tuple) or len(players) != 2 or not all(isinstance(p, str) for p in players):
+    if (
+        not isinstance(players, list | tuple)
+        or len(players) not in ALLOWED_SEATS
+        or not all(isinstance(p, str) for p in players)
+    ):
         raise InvalidConfig(f"Cookoff is a duel: players must be two names, got {players!r}")
     if players[0] == players[1] or not all(p.strip() and ":" not in p for p in players):
         raise InvalidConfig(f"player names must be distinct, non-empty and without ':', got {players!r}")

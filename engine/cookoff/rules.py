@@ -8,6 +8,7 @@ events say: every draw (schedule, judges) and every time is in an event.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from engine.codec import from_json, to_json
@@ -37,7 +38,7 @@ from engine.cookoff.state import (
     square_index,
     square_name,
 )
-from engine.errors import MalformedCommand, NotYourTurn, RuleViolation
+from engine.errors import MalformedCommand, RuleViolation
 from engine.frozen import replace
 
 EXPECTED_COMMAND = {
@@ -126,10 +127,7 @@ def start(state: State, ctx: Context) -> list[Event]:
 
 
 def decide(state: State, player: str, command: Any, ctx: Context) -> list[Event]:
-    if state.phase in (Phase.SETUP, Phase.OVER):
-        raise NotYourTurn("the match is not in a phase that takes submissions")
-    if player not in state.awaiting:
-        raise NotYourTurn(f"{player} has nothing to submit in {PHASE_WORDS[state.phase]}")
+    # engine.match.check_may_submit has refused a finished match, a stranger and a player not awaited.
     due = phase_deadline(state)
     if due is not None and ctx.now >= due:
         # CK-P3: a clock ran out before this submission arrived: the flag falls first.
@@ -189,56 +187,67 @@ def _take_from_inventory(state: State, player: str, berries: list[str]) -> None:
 
 def check(state: State, player: str, command: Any) -> None:
     """CK-5b: everything is checked when submitted; a refusal names the problem and changes nothing."""
-    config = state.config
-    seat = state.seat(player)
     if isinstance(command, SendHarvesters):
-        trees = [t.berry for t in state.trees]
-        named = [s.berry for s in command.sends]
-        for send in command.sends:
-            if send.berry not in trees:
-                raise _fail(f"{send.berry} is not a tree of round {state.round} ({', '.join(trees)})", "CK-5")
-            if send.count < 0:
-                raise MalformedCommand(f"a harvester count cannot be negative ({send.count} to {send.berry})")
-        if len(set(named)) != len(named):
-            raise _fail("name each tree once per submission", "CK-5")
-        total = sum(s.count for s in command.sends)
-        if total > config.harvesters:
-            raise _fail(f"{total} harvesters sent, but each player controls {config.harvesters}", "CK-5")
+        _check_sends(state, command)
     elif isinstance(command, PlaceBerries | Sabotage):
-        sabotage = isinstance(command, Sabotage)
-        limit = config.max_sabotage if sabotage else config.max_place
-        what = "sabotage berries" if sabotage else "berries placed"
-        if len(command.placements) > limit:
-            raise _fail(f"{len(command.placements)} {what}, at most {limit} a turn", "CK-4")
-        pot = state.opponent(player).pot if sabotage else seat.pot
-        whose = f"{state.opponent(player).name}'s pot" if sabotage else "your pot"
-        squares = [square_index(p.square) for p in command.placements]
-        if len(set(squares)) != len(squares):
-            raise _fail("two berries placed on one square")
-        for index in squares:
-            if pot[index] is not None:
-                raise _fail(f"{square_name(index)} in {whose} is occupied")
-        _take_from_inventory(state, player, [p.berry for p in command.placements])
+        _check_placements(state, player, command)
     elif isinstance(command, MoveBerries):
-        if len(command.moves) > config.max_moves:
-            raise _fail(f"{len(command.moves)} moves, at most {config.max_moves} a turn", "CK-4")
-        apply_moves(seat.pot, [(m.source, m.target) for m in command.moves])
+        if len(command.moves) > state.config.max_moves:
+            raise _fail(f"{len(command.moves)} moves, at most {state.config.max_moves} a turn", "CK-4")
+        apply_moves(state.seat(player).pot, [(m.source, m.target) for m in command.moves])
     elif isinstance(command, RemoveDish):
-        squares = [square_index(s) for s in command.squares]
-        if len(set(squares)) != len(squares):
-            raise _fail("a square is named twice in the dish", "CK-4")
-        for index in squares:
-            if seat.pot[index] is None:
-                raise _fail(f"{square_name(index)} in your pot holds no berry", "CK-4")
-        if squares and not connected(set(squares)):
-            raise _fail(
-                "the dish is not one orthogonally connected group of berries: "
-                + ", ".join(square_name(i) for i in squares),
-                "CK-4",
-            )
+        _check_dish(state.seat(player).pot, command)
     elif isinstance(command, ChooseDish):
-        if not 1 <= command.number <= len(seat.dishes):
-            raise _fail(f"there is no dish {command.number}: you have dishes 1..{len(seat.dishes)}", "CK-6")
+        dishes = len(state.seat(player).dishes)
+        if not 1 <= command.number <= dishes:
+            raise _fail(f"there is no dish {command.number}: you have dishes 1..{dishes}", "CK-6")
+
+
+def _check_sends(state: State, command: SendHarvesters) -> None:
+    trees = [t.berry for t in state.trees]
+    named = [s.berry for s in command.sends]
+    for send in command.sends:
+        if send.berry not in trees:
+            raise _fail(f"{send.berry} is not a tree of round {state.round} ({', '.join(trees)})", "CK-5")
+        if send.count < 0:
+            raise MalformedCommand(f"a harvester count cannot be negative ({send.count} to {send.berry})")
+    if len(set(named)) != len(named):
+        raise _fail("name each tree once per submission", "CK-5")
+    total = sum(s.count for s in command.sends)
+    if total > state.config.harvesters:
+        raise _fail(f"{total} harvesters sent, but each player controls {state.config.harvesters}", "CK-5")
+
+
+def _check_placements(state: State, player: str, command: PlaceBerries | Sabotage) -> None:
+    sabotage = isinstance(command, Sabotage)
+    limit = state.config.max_sabotage if sabotage else state.config.max_place
+    what = "sabotage berries" if sabotage else "berries placed"
+    if len(command.placements) > limit:
+        raise _fail(f"{len(command.placements)} {what}, at most {limit} a turn", "CK-4")
+    pot = state.opponent(player).pot if sabotage else state.seat(player).pot
+    whose = f"{state.opponent(player).name}'s pot" if sabotage else "your pot"
+    squares = [square_index(p.square) for p in command.placements]
+    if len(set(squares)) != len(squares):
+        raise _fail("two berries placed on one square")
+    for index in squares:
+        if pot[index] is not None:
+            raise _fail(f"{square_name(index)} in {whose} is occupied")
+    _take_from_inventory(state, player, [p.berry for p in command.placements])
+
+
+def _check_dish(pot: tuple[PotBerry | None, ...], command: RemoveDish) -> None:
+    squares = [square_index(s) for s in command.squares]
+    if len(set(squares)) != len(squares):
+        raise _fail("a square is named twice in the dish", "CK-4")
+    for index in squares:
+        if pot[index] is None:
+            raise _fail(f"{square_name(index)} in your pot holds no berry", "CK-4")
+    if squares and not connected(set(squares)):
+        raise _fail(
+            "the dish is not one orthogonally connected group of berries: "
+            + ", ".join(square_name(i) for i in squares),
+            "CK-4",
+        )
 
 
 def apply_moves(pot: tuple[PotBerry | None, ...], moves: list[tuple[str, str]]) -> tuple[PotBerry | None, ...]:
@@ -602,110 +611,158 @@ def _seats_edited(
 def evolve(state: State, event: Event) -> State:
     """Apply an event `decide` or `timeout` made: every value is in it and was checked when it was made."""
     kind = event["type"]
-    if kind == "submission_received":
-        index = state.index(event["player"])
-        seat = state.seats[index]
-        command = from_json(COMMAND_TYPES, event["command"])
-        seat = replace(seat, pending=command, reserve=seat.reserve - event["reserve_used"])
-        return replace(state, seats=(seat, state.seats[1]) if index == 0 else (state.seats[0], seat))
-    if kind == "phase_opened":
-        first, second = (seat if seat.pending is None else replace(seat, pending=None) for seat in state.seats)
-        return replace(
-            state,
-            seats=(first, second),
-            round=event["round"],
-            phase=Phase(event["phase"]),
-            opened_at=event["at"],
-            expected=frozenset(event["players"]),
+    apply = _EVOLVE.get(kind)
+    if apply is None:
+        raise ValueError(f"unknown Cookoff event {kind!r}")
+    return apply(state, event)
+
+
+def _submission_received(state: State, event: Event) -> State:
+    index = state.index(event["player"])
+    seat = state.seats[index]
+    command = from_json(COMMAND_TYPES, event["command"])
+    seat = replace(seat, pending=command, reserve=seat.reserve - event["reserve_used"])
+    return replace(state, seats=(seat, state.seats[1]) if index == 0 else (state.seats[0], seat))
+
+
+def _phase_opened(state: State, event: Event) -> State:
+    first, second = (seat if seat.pending is None else replace(seat, pending=None) for seat in state.seats)
+    return replace(
+        state,
+        seats=(first, second),
+        round=event["round"],
+        phase=Phase(event["phase"]),
+        opened_at=event["at"],
+        expected=frozenset(event["players"]),
+    )
+
+
+def _match_prepared(state: State, event: Event) -> State:
+    schedule = tuple(tuple(Tree(t["berry"], t["quantity"]) for t in r) for r in event["schedule"])
+    judges = tuple(Judge(j["family"], j["want"]) for j in event["judges"])
+    return replace(state, schedule=schedule, judges=judges)
+
+
+def _judge_revealed(state: State, event: Event) -> State:
+    return replace(state, revealed=max(state.revealed, event["index"]))
+
+
+def _trees_revealed(state: State, event: Event) -> State:
+    return replace(state, round=event["round"])
+
+
+def _harvest_resolved(state: State, event: Event) -> State:
+    berries = [berry.name for berry in state.config.berries]
+    inventories = [list(seat.inventory) for seat in state.seats]
+    for tree in event["trees"]:
+        column = berries.index(tree["berry"])
+        for name, gained in tree["gained"].items():
+            if gained:
+                inventories[state.index(name)][column] += gained
+    return _seats_edited(state, inventories=inventories)
+
+
+def _berries_placed(state: State, event: Event) -> State:
+    # CK-5b: sabotage berries come out of the saboteur's inventory into the opponent's pot.
+    sabotage = event["type"] == "sabotage_announced"
+    berries = [berry.name for berry in state.config.berries]
+    inventories = [list(seat.inventory) for seat in state.seats]
+    pots = [list(seat.pot) for seat in state.seats]
+    for name, items in event["sabotage" if sabotage else "placements"].items():
+        owner = state.index(name)
+        pot = pots[1 - owner if sabotage else owner]
+        for item in items:
+            inventories[owner][berries.index(item["berry"])] -= 1
+            pot[square_index(item["square"])] = PotBerry(item["berry"], 0, sabotage)
+    return _seats_edited(state, inventories=inventories, pots=pots)
+
+
+def _moves_revealed(state: State, event: Event) -> State:
+    pots = [list(seat.pot) for seat in state.seats]
+    for name, items in event["moves"].items():
+        index = state.index(name)
+        pots[index] = list(apply_moves(state.seats[index].pot, [(m["from"], m["to"]) for m in items]))
+    return _seats_edited(state, pots=pots)
+
+
+def _pots_cooked(state: State, event: Event) -> State:
+    pots = [list(seat.pot) for seat in state.seats]
+    for name, rows in event["pots"].items():
+        cooked = pots[state.index(name)]
+        for row in rows:
+            index = square_index(row["square"])
+            item = cooked[index]
+            assert item is not None
+            cooked[index] = PotBerry(item.berry, row["cook"], item.sabotage)
+    return _seats_edited(state, pots=pots)
+
+
+def _dishes_removed(state: State, event: Event) -> State:
+    for name, dish in event["dishes"].items():
+        if dish is None:
+            continue
+        seat = state.seat(name)
+        emptied = list(seat.pot)
+        for b in dish["berries"]:
+            emptied[square_index(b["square"])] = None
+        made = Dish(
+            dish["number"],
+            event["round"],
+            tuple(DishBerry(b["square"], b["berry"], b["cook"]) for b in dish["berries"]),
         )
-    if kind == "match_prepared":
-        schedule = tuple(tuple(Tree(t["berry"], t["quantity"]) for t in r) for r in event["schedule"])
-        judges = tuple(Judge(j["family"], j["want"]) for j in event["judges"])
-        return replace(state, schedule=schedule, judges=judges)
-    if kind == "judge_revealed":
-        return replace(state, revealed=max(state.revealed, event["index"]))
-    if kind == "trees_revealed":
-        return replace(state, round=event["round"])
-    if kind == "harvest_resolved":
-        berries = [berry.name for berry in state.config.berries]
-        inventories = [list(seat.inventory) for seat in state.seats]
-        for tree in event["trees"]:
-            column = berries.index(tree["berry"])
-            for name, gained in tree["gained"].items():
-                if gained:
-                    inventories[state.index(name)][column] += gained
-        return _seats_edited(state, inventories=inventories)
-    if kind in ("placements_revealed", "sabotage_announced"):
-        # CK-5b: sabotage berries come out of the saboteur's inventory into the opponent's pot.
-        sabotage = kind == "sabotage_announced"
-        berries = [berry.name for berry in state.config.berries]
-        inventories = [list(seat.inventory) for seat in state.seats]
-        pots = [list(seat.pot) for seat in state.seats]
-        for name, items in event["sabotage" if sabotage else "placements"].items():
-            owner = state.index(name)
-            pot = pots[1 - owner if sabotage else owner]
-            for item in items:
-                inventories[owner][berries.index(item["berry"])] -= 1
-                pot[square_index(item["square"])] = PotBerry(item["berry"], 0, sabotage)
-        return _seats_edited(state, inventories=inventories, pots=pots)
-    if kind == "moves_revealed":
-        pots = [list(seat.pot) for seat in state.seats]
-        for name, items in event["moves"].items():
-            index = state.index(name)
-            pots[index] = list(apply_moves(state.seats[index].pot, [(m["from"], m["to"]) for m in items]))
-        return _seats_edited(state, pots=pots)
-    if kind == "pots_cooked":
-        pots = [list(seat.pot) for seat in state.seats]
-        for name, rows in event["pots"].items():
-            cooked = pots[state.index(name)]
-            for row in rows:
-                index = square_index(row["square"])
-                item = cooked[index]
-                assert item is not None
-                cooked[index] = PotBerry(item.berry, row["cook"], item.sabotage)
-        return _seats_edited(state, pots=pots)
-    if kind == "dishes_removed":
-        for name, dish in event["dishes"].items():
-            if dish is None:
-                continue
-            seat = state.seat(name)
-            emptied = list(seat.pot)
-            for b in dish["berries"]:
-                emptied[square_index(b["square"])] = None
-            made = Dish(
-                dish["number"],
-                event["round"],
-                tuple(DishBerry(b["square"], b["berry"], b["cook"]) for b in dish["berries"]),
-            )
-            state = state.with_seat(replace(seat, pot=tuple(emptied), dishes=seat.dishes + (made,)))
-        return state
-    if kind == "dish_defaulted":
-        # Written only under rules version 1 (withdrawn CK-P4); kept so stored matches still replay.
-        return state
-    if kind == "match_judged":
-        names = [seat.name for seat in state.seats]
-        results = tuple(
-            JudgeResult(
-                j["index"],
-                Judge(j["family"], j["want"]),
-                tuple(j["scores"][n] for n in names),
-                j["winner"],
-            )
-            for j in event["judges"]
+        state = state.with_seat(replace(seat, pot=tuple(emptied), dishes=(*seat.dishes, made)))
+    return state
+
+
+def _dish_defaulted(state: State, event: Event) -> State:
+    # Written only under rules version 1 (withdrawn CK-P4); kept so stored matches still replay.
+    return state
+
+
+def _match_judged(state: State, event: Event) -> State:
+    names = [seat.name for seat in state.seats]
+    results = tuple(
+        JudgeResult(
+            j["index"],
+            Judge(j["family"], j["want"]),
+            tuple(j["scores"][n] for n in names),
+            j["winner"],
         )
-        outcome = Outcome(
-            winner=event["winner"],
-            decision=event["decision"],
-            chosen=tuple(event["chosen"][n] for n in names),
-            judges=results,
-        )
-        return replace(state, phase=Phase.OVER, outcome=outcome, revealed=len(state.judges))
-    if kind == "time_expired":
-        outcome = Outcome(
-            winner=event["winner"],
-            decision="time",
-            chosen=(None, None),
-            lost_on_time=tuple(event["players"]),
-        )
-        return replace(state, phase=Phase.OVER, outcome=outcome)
-    raise ValueError(f"unknown Cookoff event {kind!r}")
+        for j in event["judges"]
+    )
+    outcome = Outcome(
+        winner=event["winner"],
+        decision=event["decision"],
+        chosen=tuple(event["chosen"][n] for n in names),
+        judges=results,
+    )
+    return replace(state, phase=Phase.OVER, outcome=outcome, revealed=len(state.judges))
+
+
+def _time_expired(state: State, event: Event) -> State:
+    outcome = Outcome(
+        winner=event["winner"],
+        decision="time",
+        chosen=(None, None),
+        lost_on_time=tuple(event["players"]),
+    )
+    return replace(state, phase=Phase.OVER, outcome=outcome)
+
+
+# Each event type's fold, in the order a match writes them.
+_EVOLVE: dict[str, Callable[[State, Event], State]] = {
+    "match_prepared": _match_prepared,
+    "judge_revealed": _judge_revealed,
+    "trees_revealed": _trees_revealed,
+    "phase_opened": _phase_opened,
+    "submission_received": _submission_received,
+    "harvest_resolved": _harvest_resolved,
+    "placements_revealed": _berries_placed,
+    "sabotage_announced": _berries_placed,
+    "moves_revealed": _moves_revealed,
+    "pots_cooked": _pots_cooked,
+    "dishes_removed": _dishes_removed,
+    "dish_defaulted": _dish_defaulted,
+    "match_judged": _match_judged,
+    "time_expired": _time_expired,
+}

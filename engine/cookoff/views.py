@@ -126,11 +126,6 @@ def redact(state: State, event: Event, viewer: Viewer) -> Event | None:
     return event
 
 
-def explain(event: Event) -> list[str]:
-    trace = event.get("trace")
-    return [str(line) for line in trace] if isinstance(trace, list) else []
-
-
 def results(state: State) -> dict[str, Json]:
     names = [seat.name for seat in state.seats]
     outcome = state.outcome

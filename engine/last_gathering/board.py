@@ -102,4 +102,4 @@ def empty_spots(board: Board) -> tuple[str, ...]:
 
 def place(board: Board, spot: str, tile: PlacedTile) -> Board:
     index = spot_index(spot)
-    return board[:index] + (tile,) + board[index + 1 :]
+    return (*board[:index], tile, *board[index + 1 :])

@@ -27,6 +27,8 @@ DEFAULT_FRAMES: dict[str, list[str]] = {
     "F5": [f"{side}{pos}" for side in ("N", "S") for pos in range(1, 5)],
     "F6": [f"{side}1" for side in SIDES],
 }
+DEFAULT_SEATS = 4  # the rule text's game is for four shepherds
+ALLOWED_SEATS = range(2, 7)  # 2 to 6 players
 DEFAULT_STARTING_GARNETS = 20  # project ruling LG-P1: the text's garnet counts are not given
 HOUR = 3600
 
@@ -71,10 +73,10 @@ def default_config(players: Sequence[str], grid: bool = True, noon: bool = False
     version 3, LG-13) makes the first frame round last at least 48 h, to the next noon UTC."""
     config: dict[str, Json] = {
         "players": list(players),
-        "starting_garnets": {p: DEFAULT_STARTING_GARNETS for p in players},
+        "starting_garnets": dict.fromkeys(players, DEFAULT_STARTING_GARNETS),
         "tiebreak_order": None,  # None: by starting garnets, highest first, then the order given
         "frames": {name: list(spokes) for name, spokes in DEFAULT_FRAMES.items()},
-        "tile_supply": {kind: 4 for kind in KINDS},
+        "tile_supply": dict.fromkeys(KINDS, 4),
         "rounds": 15,
         "first_frame_round_seconds": (48 if noon else 54) * HOUR,
         "frame_round_seconds": 24 * HOUR,
@@ -127,14 +129,14 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
     players = merged["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise InvalidConfig("players must be a list of non-empty names")
-    if not 2 <= len(players) <= 6:
+    if len(players) not in ALLOWED_SEATS:
         raise InvalidConfig(f"The Last Gathering is played by 2 to 6 players, got {len(players)}")
     if len(set(players)) != len(players):
         raise InvalidConfig("player names must be distinct")
 
     garnets_raw = merged["starting_garnets"]
     if isinstance(garnets_raw, int) and not isinstance(garnets_raw, bool):
-        garnets_raw = {p: garnets_raw for p in players}
+        garnets_raw = dict.fromkeys(players, garnets_raw)
     if not isinstance(garnets_raw, dict) or set(garnets_raw) != set(players):
         raise InvalidConfig("starting_garnets must give a number for every player (or one number for all)")
     garnets = tuple(_int(garnets_raw[p], f"starting garnets of {p}", 0) for p in players)
@@ -148,16 +150,7 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
             raise InvalidConfig("tiebreak_order must list every player exactly once")
         order = tuple(order_raw)
 
-    frames_raw = merged["frames"]
-    if not isinstance(frames_raw, dict) or not frames_raw:
-        raise InvalidConfig("frames must map frame names to lists of frame spokes such as 'N1'")
-    frames: list[tuple[str, frozenset[str]]] = []
-    for name, spokes in frames_raw.items():
-        if not isinstance(spokes, list) or not all(s in FRAME_SPOKES for s in spokes):
-            raise InvalidConfig(
-                f"frame {name!r} must be a list of frame spokes N1-N4, E1-E4, S1-S4, W1-W4, got {spokes!r}"
-            )
-        frames.append((str(name), frozenset(spokes)))
+    frames = _frames(merged["frames"])
     if len(frames) < len(players):
         raise InvalidConfig(f"{len(players)} players need at least {len(players)} frames, got {len(frames)}")
 
@@ -183,3 +176,17 @@ def parse_config(raw: Mapping[str, Json], grid: bool = True, noon: bool = False)
         first_deadline_at=None if merged.get("first_deadline_at") is None else utc_seconds(merged["first_deadline_at"]),
         noon=noon,
     )
+
+
+def _frames(frames_raw: Json) -> list[tuple[str, frozenset[str]]]:
+    """The host's frames (name -> frame spokes), in the order given."""
+    if not isinstance(frames_raw, dict) or not frames_raw:
+        raise InvalidConfig("frames must map frame names to lists of frame spokes such as 'N1'")
+    frames: list[tuple[str, frozenset[str]]] = []
+    for name, spokes in frames_raw.items():
+        if not isinstance(spokes, list) or not all(s in FRAME_SPOKES for s in spokes):
+            raise InvalidConfig(
+                f"frame {name!r} must be a list of frame spokes N1-N4, E1-E4, S1-S4, W1-W4, got {spokes!r}"
+            )
+        frames.append((str(name), frozenset(spokes)))
+    return frames

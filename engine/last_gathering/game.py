@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from engine.contract import Context, Event, Json, Status, Viewer
+from engine.base import BaseGame
+from engine.contract import Event, Json, Status, Viewer
 from engine.last_gathering import rules, text, views
 from engine.last_gathering.commands import COMMAND_TYPES, Submit
-from engine.last_gathering.config import default_config, parse_config
-from engine.last_gathering.state import FRAMES, OVER, STEPS, PlayerState, State
+from engine.last_gathering.config import ALLOWED_SEATS, DEFAULT_SEATS, default_config, parse_config
+from engine.last_gathering.state import Phase, PlayerState, State
 
 
-class LastGathering:
+class LastGathering(BaseGame[State, Submit]):
     """Rules version 3 (the default): LG-12's grid sits at noon UTC (LG-13): the first frame round ends at
     the first noon UTC at least `first_frame_round_seconds` (48 h) after the start, when the period is a
     day and the host gives no first deadline. Rules version 2: the same grid anchored at the start plus
@@ -22,11 +22,15 @@ class LastGathering:
 
     name = "last-gathering"
     command_types: tuple[type, ...] = COMMAND_TYPES
-    default_seats = 4  # the rule text's game is for four shepherds
+    default_seats = DEFAULT_SEATS
+    allowed_seats = ALLOWED_SEATS
+    wire_field = "last_gathering"
+    arena_formats = ("rotation",)
 
     def __init__(self, rules_version: str = "3") -> None:
         if rules_version not in ("1", "2", "3"):
             raise ValueError(f"The Last Gathering has no rules version {rules_version!r}")
+        super().__init__(rules, text.format_command)
         self.rules_version = rules_version
         self.grid = rules_version != "1"
         self.noon = rules_version == "3"
@@ -46,27 +50,12 @@ class LastGathering:
             supply=parsed.supply,
         )
 
-    def start(self, state: State, ctx: Context) -> list[Event]:
-        return rules.start(state, ctx)
-
     def parse(self, state: State, player: str, text_: str) -> Submit:
         return text.parse(state, text_)
 
-    def format(self, command: Any) -> str:
-        return text.format_command(command)
-
-    def decide(self, state: State, player: str, command: Any, ctx: Context) -> list[Event]:
-        return rules.decide(state, player, command, ctx)
-
-    def timeout(self, state: State, ctx: Context) -> list[Event]:
-        return rules.timeout(state, ctx)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return rules.evolve(state, event)
-
     def status(self, state: State) -> Status:
         phase = views.phase_text(state)
-        if state.phase in (FRAMES, STEPS):
+        if state.phase in (Phase.FRAMES, Phase.STEPS):
             acting = state.acting()
             return Status(
                 phase=phase,
@@ -74,43 +63,19 @@ class LastGathering:
                 submitted=frozenset(p for p in acting if state.complete(p)),
                 deadline=state.deadline,
             )
-        return Status(phase=phase, awaiting=frozenset(), finished=state.phase == OVER)
+        return Status(phase=phase, awaiting=frozenset(), finished=state.phase == Phase.OVER)
 
     def players(self, state: State) -> tuple[str, ...]:
         return state.config.players
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Json]:
-        return views.view(state, viewer, self.results(state) if state.phase == OVER else None)
+        return views.view(state, viewer, self.results(state) if state.phase == Phase.OVER else None)
 
     def redact(self, state: State, event: Event, viewer: Viewer) -> Event | None:
         return views.redact(state, event, viewer)
 
-    def explain(self, event: Event) -> list[str]:
-        return list(event.get("trace", []))
-
     def results(self, state: State) -> dict[str, Json]:
-        final = state.final
-        rows: list[Json] = []
-        if final is None:
-            for p in state.players:
-                rows.append({"player": p.name, "rank": None, "score": None, "garnets": p.garnets, "frame": p.frame})
-            return {"results": rows, "tiebreak_order": list(state.order)}
-        scores = {s["player"]: s for s in final["scores"]}
-        lakes = final["lakes"]
-        for rank, name in enumerate(final["ranking"], start=1):
-            p = state.player(name)
-            rows.append(
-                {
-                    "player": name,
-                    "rank": rank,
-                    "score": scores[name]["score"],
-                    "garnets": p.garnets,
-                    "frame": p.frame,
-                    "lake": lakes[name],
-                    "regions": scores[name]["regions"],
-                }
-            )
-        return {"results": rows, "tiebreak_order": list(state.order)}
+        return views.results(state)
 
 
 GAME = LastGathering()

@@ -27,7 +27,7 @@ from engine.last_gathering.board import (
 from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import KINDS
 from engine.last_gathering.scoring import score_board
-from engine.last_gathering.state import FRAMES, OVER, STEPS, AuctionResult, Pending, PlayerState, State
+from engine.last_gathering.state import AuctionResult, Pending, Phase, PlayerState, State
 
 POPULATE_COST = 3
 
@@ -109,9 +109,8 @@ def normalize(command: Submit) -> Submit:
     """Shape checks (MalformedCommand) and canonical spellings, for commands built without `parse`."""
     if not isinstance(command, Submit):
         raise MalformedCommand(f"expected a Submit command, got {type(command).__name__}")
-    if command.frame_bid is None and command.tile_bid is None and command.placement is None:
-        if not command.end_early:
-            raise MalformedCommand("an empty submission: send a bid, a placement or 'end early'")
+    if command.frame_bid is None and command.tile_bid is None and command.placement is None and not command.end_early:
+        raise MalformedCommand("an empty submission: send a bid, a placement or 'end early'")
     frame_bid, tile_bid, placement = command.frame_bid, command.tile_bid, command.placement
     if frame_bid is not None:
         if frame_bid.bid < 0:
@@ -138,69 +137,81 @@ def normalize(command: Submit) -> Submit:
 
 def check(state: State, player: str, command: Submit) -> None:
     """RuleViolation when the submission is well formed but not legal now."""
-    me = state.player(player)
-    if state.phase == FRAMES:
-        if command.tile_bid is not None or command.placement is not None:
-            raise RuleViolation(
-                f"frame round {state.frame_round} takes only 'bid N on frame F' and 'end early';"
-                " tile auctions and placements start once everyone has a frame",
-                rule="LG-8",
-            )
-        bid = command.frame_bid
-        if bid is not None:
-            if bid.frame not in state.config.frame_names:
-                raise RuleViolation(
-                    f"there is no frame {bid.frame!r}; offered: {', '.join(state.config.frame_names)}",
-                    rule="LG-4",
-                )
-            if bid.frame not in state.open_frames:
-                raise RuleViolation(
-                    f"frame {bid.frame} is already taken; still offered: {', '.join(state.open_frames)}",
-                    rule="Frame",
-                )
-            if bid.bid > me.garnets:
-                raise RuleViolation(f"a bid of {bid.bid} is more than your {me.garnets} garnets", rule="Auction phase")
+    if state.phase == Phase.FRAMES:
+        _check_frame_round(state, player, command)
         return
     if command.frame_bid is not None:
         raise RuleViolation(f"the frame auction is over; {_takes(state)}", rule="LG-8")
-    tile_bid = command.tile_bid
-    if tile_bid is not None:
-        if not state.auction_open:
+    if command.tile_bid is not None:
+        _check_tile_bid(state, player, command.tile_bid)
+    if command.placement is not None:
+        _check_placement(state, player, command.placement)
+
+
+def _check_frame_round(state: State, player: str, command: Submit) -> None:
+    me = state.player(player)
+    if command.tile_bid is not None or command.placement is not None:
+        raise RuleViolation(
+            f"frame round {state.frame_round} takes only 'bid N on frame F' and 'end early';"
+            " tile auctions and placements start once everyone has a frame",
+            rule="LG-8",
+        )
+    bid = command.frame_bid
+    if bid is not None:
+        if bid.frame not in state.config.frame_names:
             raise RuleViolation(
-                f"step {state.step} has no tile auction: all {state.config.rounds} auctions are over; {_takes(state)}",
-                rule="LG-8",
+                f"there is no frame {bid.frame!r}; offered: {', '.join(state.config.frame_names)}",
+                rule="LG-4",
             )
-        if state.left(tile_bid.kind) <= 0:
-            left = ", ".join(state.available_kinds)
+        if bid.frame not in state.open_frames:
             raise RuleViolation(
-                f"the {tile_bid.kind} tiles have all been won; still available: {left}", rule="Auction phase"
+                f"frame {bid.frame} is already taken; still offered: {', '.join(state.open_frames)}",
+                rule="Frame",
             )
-        cost = tile_bid.bid
-        if tile_bid.sheep is not None:
-            if tile_bid.sheep not in sections(tile_bid.kind):
-                raise RuleViolation(
-                    f"a {tile_bid.kind} has sections {', '.join(sections(tile_bid.kind))}, not {tile_bid.sheep}",
-                    rule="LG-7",
-                )
-            cost += POPULATE_COST
-        if cost > me.garnets:
-            extra = f" plus {POPULATE_COST} for the sheep" if tile_bid.sheep else ""
+        if bid.bid > me.garnets:
+            raise RuleViolation(f"a bid of {bid.bid} is more than your {me.garnets} garnets", rule="Auction phase")
+
+
+def _check_tile_bid(state: State, player: str, tile_bid: TileBid) -> None:
+    me = state.player(player)
+    if not state.auction_open:
+        raise RuleViolation(
+            f"step {state.step} has no tile auction: all {state.config.rounds} auctions are over; {_takes(state)}",
+            rule="LG-8",
+        )
+    if state.left(tile_bid.kind) <= 0:
+        left = ", ".join(state.available_kinds)
+        raise RuleViolation(
+            f"the {tile_bid.kind} tiles have all been won; still available: {left}", rule="Auction phase"
+        )
+    cost = tile_bid.bid
+    if tile_bid.sheep is not None:
+        if tile_bid.sheep not in sections(tile_bid.kind):
             raise RuleViolation(
-                f"a bid of {tile_bid.bid}{extra} is more than your {me.garnets} garnets", rule="Auction phase"
+                f"a {tile_bid.kind} has sections {', '.join(sections(tile_bid.kind))}, not {tile_bid.sheep}",
+                rule="LG-7",
             )
-    placement = command.placement
-    if placement is not None:
-        if not state.placement_open:
-            raise RuleViolation(
-                f"step {state.step} has no tile to place yet: the first auction has not been resolved; {_takes(state)}",
-                rule="LG-8",
-            )
-        if me.board[spot_index(placement.spot)] is not None:
-            raise RuleViolation(
-                f"spot {placement.spot} of your board already holds a tile; empty spots:"
-                f" {', '.join(empty_spots(me.board))}",
-                rule="Placement phase",
-            )
+        cost += POPULATE_COST
+    if cost > me.garnets:
+        extra = f" plus {POPULATE_COST} for the sheep" if tile_bid.sheep else ""
+        raise RuleViolation(
+            f"a bid of {tile_bid.bid}{extra} is more than your {me.garnets} garnets", rule="Auction phase"
+        )
+
+
+def _check_placement(state: State, player: str, placement: Placement) -> None:
+    me = state.player(player)
+    if not state.placement_open:
+        raise RuleViolation(
+            f"step {state.step} has no tile to place yet: the first auction has not been resolved; {_takes(state)}",
+            rule="LG-8",
+        )
+    if me.board[spot_index(placement.spot)] is not None:
+        raise RuleViolation(
+            f"spot {placement.spot} of your board already holds a tile; empty spots:"
+            f" {', '.join(empty_spots(me.board))}",
+            rule="Placement phase",
+        )
 
 
 def _takes(state: State) -> str:
@@ -235,13 +246,13 @@ def decide(state: State, player: str, command: Submit, ctx: Context) -> list[Eve
 
 
 def timeout(state: State, ctx: Context) -> list[Event]:
-    if state.phase not in (FRAMES, STEPS):
+    if state.phase not in (Phase.FRAMES, Phase.STEPS):
         return []
     return resolve(state, ctx)
 
 
 def resolve(state: State, ctx: Context) -> list[Event]:
-    if state.phase == FRAMES:
+    if state.phase == Phase.FRAMES:
         return resolve_frames(state, ctx)
     return resolve_step(state, ctx)
 
@@ -458,7 +469,7 @@ def evolve(state: State, event: Event) -> State:
         players[index] = replace(me, pending=pending)
         return replace(state, players=tuple(players))
     if kind == "step_opened":
-        return replace(state, phase=STEPS, step=event["step"], deadline=event["deadline"])
+        return replace(state, phase=Phase.STEPS, step=event["step"], deadline=event["deadline"])
     if kind == "step_resolved":
         seat_of = state.config.index
         players = list(state.players)
@@ -490,9 +501,9 @@ def evolve(state: State, event: Event) -> State:
     if kind == "frame_round_opened":
         if event["round"] == 1:  # LG-12: the grid starts at the first frame round's deadline
             return replace(
-                state, phase=FRAMES, frame_round=1, deadline=event["deadline"], grid_anchor=event["deadline"]
+                state, phase=Phase.FRAMES, frame_round=1, deadline=event["deadline"], grid_anchor=event["deadline"]
             )
-        return replace(state, phase=FRAMES, frame_round=event["round"], deadline=event["deadline"])
+        return replace(state, phase=Phase.FRAMES, frame_round=event["round"], deadline=event["deadline"])
     if kind == "frame_round_resolved":
         players = list(state.players)
         for award in event["awards"]:
@@ -500,7 +511,7 @@ def evolve(state: State, event: Event) -> State:
             players[at] = replace(players[at], frame=award["frame"], garnets=players[at].garnets - award["paid"])
         return replace(state, players=_cleared(players), last_resolution=event, deadline=None)
     if kind == "match_finished":
-        return replace(state, phase=OVER, deadline=None, final=event)
+        return replace(state, phase=Phase.OVER, deadline=None, final=event)
     raise ValueError(f"unknown event type {kind!r}")
 
 

@@ -172,7 +172,7 @@ def regions(board: Board, frame: Collection[str], lakes: Collection[int] = ()) -
         groups.setdefault(_find(parent, cell), []).append(cell)
 
     lake_corners = _lake_corners(lakes)
-    sheep: dict[Cell, int] = {root: 0 for root in groups}
+    sheep: dict[Cell, int] = dict.fromkeys(groups, 0)
     for cell in CELLS:  # LG-2: one whole sheep per corner, incomplete at the lake's corners (LG-6)
         if cell not in lake_corners:
             sheep[_find(parent, cell)] += 1
@@ -181,7 +181,7 @@ def regions(board: Board, frame: Collection[str], lakes: Collection[int] = ()) -
             continue
         quadrant = sorted(section_quadrants(tile.kind, tile.sheep, tile.rotation))[0]
         sheep[_find(parent, quadrant_cell(index % 4, index // 4, quadrant))] += 1
-    ends: dict[Cell, int] = {root: 0 for root in groups}
+    ends: dict[Cell, int] = dict.fromkeys(groups, 0)
     for end in loose_ends(board, frame, lakes):
         for root in {_find(parent, cell) for cell in end.cells}:
             ends[root] += 1

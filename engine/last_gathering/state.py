@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from engine.frozen import replace
 from engine.last_gathering.board import EMPTY_BOARD, Board, Tile
 from engine.last_gathering.commands import FrameBid, Placement, TileBid
 from engine.last_gathering.config import Config
 
-SETUP, FRAMES, STEPS, OVER = "setup", "frames", "steps", "over"
+
+class Phase(StrEnum):
+    """The match's phases; the values are those stored matches and views have always used."""
+
+    SETUP = "setup"
+    FRAMES = "frames"  # frame rounds: every player without a frame bids (rule text: Frame)
+    STEPS = "steps"  # placement t-1 and auction t together (LG-8)
+    OVER = "over"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +57,7 @@ class State:
     players: tuple[PlayerState, ...]
     order: tuple[str, ...]  # the tiebreak order, earliest wins ties
     supply: tuple[tuple[str, int], ...]  # (kind, times it may still be won)
-    phase: str = SETUP
+    phase: Phase = Phase.SETUP
     frame_round: int = 0
     step: int = 0
     deadline: float | None = None
@@ -62,10 +69,6 @@ class State:
 
     def player(self, name: str) -> PlayerState:
         return self.players[self.config.index(name)]
-
-    def with_player(self, player: PlayerState) -> State:
-        index = self.config.index(player.name)
-        return replace(self, players=self.players[:index] + (player,) + self.players[index + 1 :])
 
     def left(self, kind: str) -> int:
         return dict(self.supply)[kind]
@@ -84,26 +87,26 @@ class State:
 
     @property
     def auction_open(self) -> bool:
-        return self.phase == STEPS and self.step <= self.config.rounds
+        return self.phase == Phase.STEPS and self.step <= self.config.rounds
 
     @property
     def placement_open(self) -> bool:
-        return self.phase == STEPS and self.step >= 2
+        return self.phase == Phase.STEPS and self.step >= 2
 
     def acting(self) -> tuple[str, ...]:
         """Players who take part in the current phase."""
-        if self.phase == FRAMES:
+        if self.phase == Phase.FRAMES:
             return tuple(p.name for p in self.players if p.frame is None)
-        if self.phase == STEPS:
+        if self.phase == Phase.STEPS:
             return self.config.players
         return ()
 
     def complete(self, name: str) -> bool:
         """Has this player every order the current phase needs (LG-10)?"""
         pending = self.player(name).pending
-        if self.phase == FRAMES:
+        if self.phase == Phase.FRAMES:
             return pending.frame_bid is not None
-        if self.phase == STEPS:
+        if self.phase == Phase.STEPS:
             bid_ok = pending.tile_bid is not None or not self.auction_open
             place_ok = pending.placement is not None or not self.placement_open
             return bid_ok and place_ok

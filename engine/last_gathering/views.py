@@ -12,20 +12,20 @@ import copy
 from engine.contract import Event, Json, Viewer
 from engine.last_gathering.board import SPOTS, Board, empty_spots
 from engine.last_gathering.rules import frame_bid_json, placement_json, tile_bid_json, tile_json
-from engine.last_gathering.state import FRAMES, OVER, STEPS, PlayerState, State
+from engine.last_gathering.state import Phase, PlayerState, State
 
 
 def phase_text(state: State) -> str:
-    if state.phase == FRAMES:
+    if state.phase == Phase.FRAMES:
         return f"frame round {state.frame_round}"
-    if state.phase == STEPS:
+    if state.phase == Phase.STEPS:
         parts = []
         if state.auction_open:
             parts.append(f"auction {state.step}")
         if state.placement_open:
             parts.append(f"placement {state.step - 1}")
         return f"step {state.step}: {' and '.join(parts)}"
-    if state.phase == OVER:
+    if state.phase == Phase.OVER:
         return "finished"
     return "setting up"
 
@@ -48,9 +48,9 @@ def pending_json(player: PlayerState) -> dict[str, Json]:
 
 
 def must_submit(state: State, name: str) -> list[str]:
-    if state.phase == FRAMES and state.player(name).frame is None:
+    if state.phase == Phase.FRAMES and state.player(name).frame is None:
         return ["frame_bid"]
-    if state.phase == STEPS:
+    if state.phase == Phase.STEPS:
         return (["tile_bid"] if state.auction_open else []) + (["placement"] if state.placement_open else [])
     return []
 
@@ -59,7 +59,7 @@ def view(state: State, viewer: Viewer, results: dict[str, Json] | None = None) -
     acting = state.acting()
     out: dict[str, Json] = {
         "game": "last-gathering",
-        "phase": state.phase,
+        "phase": state.phase.value,
         "status": phase_text(state),
         "frame_round": state.frame_round,
         "step": state.step,
@@ -68,7 +68,7 @@ def view(state: State, viewer: Viewer, results: dict[str, Json] | None = None) -
         "auction_open": state.auction_open,
         "placement_open": state.placement_open,
         "tile_to_place": tile_json(state.tile_to_place) if state.placement_open else None,
-        "supply": {kind: count for kind, count in state.supply},
+        "supply": dict(state.supply),
         "available_kinds": list(state.available_kinds),
         "tiebreak_order": list(state.order),
         "frames": {name: sorted(spokes) for name, spokes in state.config.frames},
@@ -115,3 +115,29 @@ def redact(state: State, event: Event, viewer: Viewer) -> Event:
     if event["type"] != "orders_submitted" or viewer.is_host or viewer.is_player(event["player"]):
         return event
     return {"type": "orders_submitted", "player": event["player"], "sealed": True}
+
+
+def results(state: State) -> dict[str, Json]:
+    """Every player's garnets and frame; once over, the ranking with scores, lakes and regions (LG-6)."""
+    final = state.final
+    rows: list[Json] = []
+    if final is None:
+        for p in state.players:
+            rows.append({"player": p.name, "rank": None, "score": None, "garnets": p.garnets, "frame": p.frame})
+        return {"results": rows, "tiebreak_order": list(state.order)}
+    scores = {s["player"]: s for s in final["scores"]}
+    lakes = final["lakes"]
+    for rank, name in enumerate(final["ranking"], start=1):
+        p = state.player(name)
+        rows.append(
+            {
+                "player": name,
+                "rank": rank,
+                "score": scores[name]["score"],
+                "garnets": p.garnets,
+                "frame": p.frame,
+                "lake": lakes[name],
+                "regions": scores[name]["regions"],
+            }
+        )
+    return {"results": rows, "tiebreak_order": list(state.order)}

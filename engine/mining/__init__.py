@@ -1,7 +1,9 @@
-"""The mining game (rule text 004): five miners on a circular board of 15 spaces, seven rounds."""
+"""The mining game (rule text 004): five miners on a circular board of 15 spaces, seven rounds.
 
-from engine.mining.game import MiningGame
+GAME plays rules version 1, the only one so far: RULES_VERSIONS (earlier rules kept for stored matches)
+is empty.
+"""
 
-GAME = MiningGame()
+from engine.mining.game import GAME, RULES_VERSIONS
 
-__all__ = ["GAME", "MiningGame"]
+__all__ = ["GAME", "RULES_VERSIONS"]

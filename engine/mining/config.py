@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from engine.contract import Json
 from engine.errors import InvalidConfig
 
+DEFAULT_SEATS = 5  # the rule text's game is for five miners
+ALLOWED_SEATS = range(2, 9)  # 2 to 8 players
 ROLES = ("b", "c", "p", "s", "t")
 ROLE_NAMES = {"b": "Bully", "c": "Claimer", "p": "Prospector", "s": "Scout", "t": "Thief"}
 COLOURS = ("r", "b", "y", "g")
@@ -112,7 +114,7 @@ def parse_config(config: Mapping[str, Json]) -> Config:
     if unknown:
         raise InvalidConfig(f"unknown configuration keys {sorted(unknown)}; known: {', '.join(KEYS)}")
     players = config.get("players")
-    if not isinstance(players, list | tuple) or not 2 <= len(players) <= 8:
+    if not isinstance(players, list | tuple) or len(players) not in ALLOWED_SEATS:
         raise InvalidConfig(f"players must be a list of 2 to 8 names, got {players!r}")
     if not all(isinstance(p, str) and p.strip() for p in players) or len(set(players)) != len(players):
         raise InvalidConfig(f"players must be distinct non-empty names, got {players!r}")

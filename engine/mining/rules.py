@@ -1,18 +1,39 @@
-"""The rules: checking submissions, paying for upgrades, and resolving a round in the order of MN-1.
+"""decide / timeout / evolve, and the rules they apply: checking submissions, paying for upgrades,
+resolving a round in the order of MN-1, and the end (MN-5).
 
 `resolve_round` is pure: it takes the state and every player's orders and returns the new players, the
-new piles, a per-space record and the trace lines, all written into the round_resolved event.
+new piles, a per-space record and the trace lines, all written into the round_resolved event; `evolve`
+only reads events.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from engine.contract import Json
-from engine.errors import RuleViolation
-from engine.mining.commands import Move, Orders, Setup, Upgrade
+from engine.contract import Context, Event, Json
+from engine.errors import MalformedCommand, RuleViolation
+from engine.frozen import replace
+from engine.mining import text
+from engine.mining.commands import Move, Orders, Setup, Start, Upgrade
 from engine.mining.config import COLOUR_NAMES, COLOURS, RESOURCES, ROLE_NAMES, ROLES, TRAIT_NAMES
-from engine.mining.state import Miner, Pile, Player, State, miner_name, pile_json
+from engine.mining.state import (
+    Final,
+    Miner,
+    Phase,
+    Pile,
+    Player,
+    State,
+    miner_name,
+    orders_from,
+    orders_json,
+    pile_from,
+    pile_json,
+    player_from,
+    player_json,
+    setup_from,
+    setup_json,
+)
 
 MAX_STEPS = {"b": 3, "c": 3, "p": 3, "s": 5, "t": 3}
 
@@ -450,3 +471,234 @@ def finish(players: tuple[Player, ...]) -> tuple[list[Player], dict[str, Json], 
         final_players.append(Player(p.name, p.gold, p.crystals, p.garnets + earned[p.name], p.replacements, p.miners))
     outcome: dict[str, Json] = {"tokens": tokens, "candidates": candidates, "garnets_earned": earned}
     return final_players, outcome, trace
+
+
+# --- decide and timeout -----------------------------------------------------------------------------
+
+
+def start(state: State, ctx: Context) -> list[Event]:
+    deadline = ctx.now + state.config.setup_seconds
+    return [
+        {
+            "type": "setup_opened",
+            "deadline": deadline,
+            "trace": [f"Setup: every player places five miners on five different spaces by {deadline}"],
+        }
+    ]
+
+
+def decide(state: State, player: str, command: Setup | Orders, ctx: Context) -> list[Event]:
+    # engine.match.check_may_submit has refused a finished match, a stranger and a stage that takes nothing.
+    if state.phase is Phase.SETUP:
+        event = _setup_submitted(state, player, command)
+    else:
+        event = _orders_submitted(state, player, command)
+    after = evolve(state, event)
+    everyone_done = all((c := after.pending_of(p)) is not None and c.end_early for p in state.config.players)
+    return [event] + (_resolve(after, ctx) if everyone_done else [])
+
+
+def _setup_submitted(state: State, player: str, command: Any) -> Event:
+    if not isinstance(command, Setup):
+        raise RuleViolation(
+            "the set-up is open: it takes starting spaces ('start b 3' or 'Bully 3') and 'end early'",
+            rule="MN-P8",
+        )
+    for begin in command.starts:
+        _check_letter(begin.miner, ROLES, "miner")
+    previous = state.pending_of(player)
+    if command.only_end_early:
+        if not isinstance(previous, Setup):
+            raise RuleViolation("submit your set-up before asking to end early", rule="MN-P10")
+        command = Setup(previous.starts, True)
+    check_setup(state, command)
+    return {"type": "setup_submitted", "player": player, **setup_json(command)}
+
+
+def _orders_submitted(state: State, player: str, command: Any) -> Event:
+    if not isinstance(command, Orders):
+        raise RuleViolation(
+            f"round {state.round} is open: it takes orders ('move s 4', 'upgrade b r', 'bully 1') and 'end early'",
+            rule="MN-1",
+        )
+    for move in command.moves:
+        _check_letter(move.miner, ROLES, "miner")
+    for upgrade in command.upgrades:
+        _check_letter(upgrade.miner, ROLES, "miner")
+        _check_letter(upgrade.crystal, COLOURS, "crystal")
+    previous = state.pending_of(player)
+    if command.only_end_early:
+        if not isinstance(previous, Orders):
+            raise RuleViolation("submit your orders before asking to end early", rule="MN-P10")
+        command = Orders(previous.moves, previous.upgrades, previous.bully, True)
+    check_orders(state, state.player(player), command)
+    return {"type": "orders_submitted", "player": player, **orders_json(command)}
+
+
+def timeout(state: State, ctx: Context) -> list[Event]:
+    if state.phase not in (Phase.SETUP, Phase.ROUND):
+        return []
+    return _resolve(state, ctx)
+
+
+# --- the events a phase's end writes ---------------------------------------------------------------
+
+
+def _resolve(state: State, ctx: Context) -> list[Event]:
+    events: list[Event] = []
+    if state.phase is Phase.SETUP:
+        events.append(_resolve_setup(state, ctx))
+    else:
+        events.append(_resolve_round(state))
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    if after.round < after.config.rounds:
+        events.append(_open_round(after, ctx))
+    else:
+        events.append(_finish(after))
+    return events
+
+
+def _resolve_setup(state: State, ctx: Context) -> Event:
+    starts: dict[str, Json] = {}
+    defaulted = []
+    trace = []
+    for name in state.config.players:
+        command = state.pending_of(name)
+        if isinstance(command, Setup):
+            starts[name] = setup_json(command)["starts"]
+            trace.append(f"Setup: {name} places " + _placing(command))
+        else:
+            drawn = ctx.rng.sample(range(1, len(state.config.spaces) + 1), len(ROLES))
+            default = Setup(tuple(Start(role, space) for role, space in zip(ROLES, drawn, strict=True)))
+            starts[name] = setup_json(default)["starts"]
+            defaulted.append(name)
+            trace.append(f"MN-P1: {name} missed the set-up; random distinct spaces drawn: " + _placing(default))
+    trace.append("Setup: miners take no action on their starting spaces")
+    return {"type": "setup_resolved", "starts": starts, "defaulted": defaulted, "trace": trace}
+
+
+def _resolve_round(state: State) -> Event:
+    orders: dict[str, Orders] = {}
+    defaulted = []
+    for name in state.config.players:
+        command = state.pending_of(name)
+        if isinstance(command, Orders):
+            orders[name] = command
+        else:
+            orders[name] = default_orders()
+            defaulted.append(name)
+    resolution = resolve_round(state, orders)
+    trace = [
+        f"MN-P1: {name} missed round {state.round}: every miner moves 1, no bully, no upgrades" for name in defaulted
+    ]
+    trace += [f"{name} orders: {text.format_command(orders[name])}" for name in state.config.players]
+    return {
+        "type": "round_resolved",
+        "round": state.round,
+        "orders": {name: orders_json(orders[name]) for name in state.config.players},
+        "defaulted": defaulted,
+        "moves": resolution.moves,
+        "spaces": resolution.spaces,
+        "players": [player_json(p) for p in resolution.players],
+        "piles": [pile_json(p) for p in resolution.piles],
+        "trace": trace + resolution.trace,
+    }
+
+
+def _open_round(state: State, ctx: Context) -> Event:
+    number = state.round + 1
+    income = [space.income(number) for space in state.config.spaces]
+    piles = [
+        tuple(a + b for a, b in zip(pile, gain, strict=True)) for pile, gain in zip(state.piles, income, strict=True)
+    ]
+    deadline = ctx.now + state.config.round_seconds
+    trace = [f"MN-1 step 1: round {number}: every space gains its resources, gold spaces also +{number} gold"]
+    for index, (gain, pile) in enumerate(zip(income, piles, strict=True), start=1):
+        if any(gain):
+            gained = ", ".join(f"{n} {_word(r)}" for r, n in zip(RESOURCES, gain, strict=True) if n)
+            held = ", ".join(f"{n} {_word(r)}" for r, n in zip(RESOURCES, pile, strict=True) if n)
+            trace.append(f"Space {index} gains {gained}: now {held}")
+    return {
+        "type": "round_opened",
+        "round": number,
+        "deadline": deadline,
+        "income": [pile_json(g) for g in income],
+        "piles": [pile_json(p) for p in piles],
+        "trace": trace,
+    }
+
+
+def _finish(state: State) -> Event:
+    players, outcome, trace = finish(state.players)
+    return {"type": "match_finished", "players": [player_json(p) for p in players], **outcome, "trace": trace}
+
+
+# --- evolve -----------------------------------------------------------------------------------------
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply an event `decide` or `timeout` made: every value is in it and was checked when it was made."""
+    kind = event["type"]
+    if kind == "setup_opened":
+        return replace(state, phase=Phase.SETUP, deadline=event["deadline"], pending=())
+    if kind in ("setup_submitted", "orders_submitted"):
+        submitted = dict(state.pending)
+        submitted[event["player"]] = setup_from(event) if kind == "setup_submitted" else orders_from(event)
+        pending = tuple((p, submitted[p]) for p in state.config.players if p in submitted)  # in seat order
+        return replace(state, pending=pending)
+    if kind == "setup_resolved":
+        starts = event["starts"]
+        players = tuple(
+            Player(
+                p.name,
+                p.gold,
+                p.crystals,
+                p.garnets,
+                p.replacements,
+                tuple(Miner(m.role, starts[p.name][m.role], m.levels) for m in p.miners),
+            )
+            for p in state.players
+        )
+        return replace(state, players=players, pending=(), deadline=None, phase=Phase.BETWEEN)
+    if kind == "round_opened":
+        piles = tuple(pile_from(p) for p in event["piles"])
+        return replace(
+            state, phase=Phase.ROUND, round=event["round"], piles=piles, deadline=event["deadline"], pending=()
+        )
+    if kind == "round_resolved":
+        return replace(
+            state,
+            players=_players_from(state, event["players"]),
+            piles=tuple(pile_from(p) for p in event["piles"]),
+            pending=(),
+            deadline=None,
+            phase=Phase.BETWEEN,
+            last_resolution={"round": event["round"], "moves": event["moves"], "spaces": event["spaces"]},
+        )
+    if kind == "match_finished":
+        final = Final(
+            tokens=tuple(event["tokens"].items()),
+            candidates=tuple(event["candidates"]),
+            garnets_earned=tuple(event["garnets_earned"].items()),
+        )
+        return replace(
+            state, players=_players_from(state, event["players"]), phase=Phase.FINISHED, deadline=None, final=final
+        )
+    raise ValueError(f"unknown mining event {kind!r}")
+
+
+def _players_from(state: State, snapshots: list[dict[str, Json]]) -> tuple[Player, ...]:
+    """The players of a resolution event, keeping each one's unchanged parts from `state`."""
+    before = {player.name: player for player in state.players}
+    return tuple(player_from(snapshot, before.get(snapshot["name"])) for snapshot in snapshots)
+
+
+def _check_letter(letter: str, allowed: tuple[str, ...], what: str) -> None:
+    if letter not in allowed:
+        raise MalformedCommand(f"unknown {what} {letter!r}; expected one of {' '.join(allowed)}")
+
+
+def _placing(command: Setup) -> str:
+    return ", ".join(f"{ROLE_NAMES[s.miner]} on {s.space}" for s in command.starts)

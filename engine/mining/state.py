@@ -5,12 +5,23 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from engine.contract import Json
 from engine.mining.commands import Move, Orders, Setup, Start, Upgrade
 from engine.mining.config import COLOURS, RESOURCES, ROLES, Config
 
 Pile = tuple[int, int, int, int, int]  # gold, r, b, y, g
+
+
+class Phase(StrEnum):
+    """The match's stages; the values are those views have always shown (a view's "stage")."""
+
+    CREATED = "created"
+    SETUP = "setup"  # every player places five miners (MN-P8)
+    ROUND = "round"  # orders for the open round (MN-1)
+    BETWEEN = "between"  # a phase resolved, the next one not yet opened (within one decision)
+    FINISHED = "finished"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +65,7 @@ class State:
     seed: int
     players: tuple[Player, ...]
     piles: tuple[Pile, ...]
-    phase: str = "created"  # created | setup | round | finished
+    phase: Phase = Phase.CREATED
     round: int = 0
     deadline: float | None = None
     pending: tuple[tuple[str, Setup | Orders], ...] = ()  # sealed submissions of the open phase

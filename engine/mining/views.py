@@ -33,7 +33,7 @@ def view(state: State, viewer: Viewer, phase: str) -> dict[str, Json]:
     out: dict[str, Json] = {
         "game": "mining",
         "phase": phase,
-        "stage": state.phase,
+        "stage": state.phase.value,
         "round": state.round,
         "rounds": state.config.rounds,
         "deadline": state.deadline,

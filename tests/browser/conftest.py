@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from clients import cli
+from engine.registry import shipped
 from server.app import Settings
 from server.clock import ManualClock
 from tests.support.server import ServerThread
 
-GAMES = ["last-gathering", "cookoff", "mining"]
+GAMES = shipped()
 WAIT_MS = 30_000  # a bound on a hang, not a speed requirement
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 

@@ -10,7 +10,6 @@ import grpc
 import pytest
 
 from clients.bots import BOTS, get_bot
-from clients.cli import DEFAULT_SEATS
 from clients.credentials import Credentials
 from engine import registry
 from tests.clients.matchctl_cli import matchctl
@@ -40,7 +39,7 @@ def test_state_as_each_seat_answers_a_board_in_every_phase_of_every_game(server:
     say; a game without bots is played by the host alone), and at the first phase of each kind every
     seat asks for its state."""
     client = server.client()
-    players = list(NAMES[: DEFAULT_SEATS.get(game, 2)])
+    players = list(NAMES[: registry.get_game(game).default_seats])
     created = client.create(game, players, seed=5)
     match_id, host = created.match_id, created.host_token
     tokens = {p: client.join(match_id, p) for p in players}

@@ -10,10 +10,11 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from engine.registry import get_game, shipped
 from matchserver.v1 import matchserver_pb2 as pb
 from tests.support.server import ServerThread
 
-SEATS = {"last-gathering": ["a", "b", "c", "d"], "cookoff": ["a", "b"], "mining": ["a", "b", "c", "d", "e"]}
+SEATS = {game: list("abcdefgh"[: get_game(game).default_seats]) for game in shipped()}  # seats a, b, c, ...
 WORDS = (
     "bid place rotate on frame with sheep end early junction cross bend straight L T + - I A1 D4 E5 Z9 B3 "
     "I will send workers worker to the Oran Cheri tree place a berry sabotage and not move remove dish "

@@ -13,12 +13,12 @@ import pytest
 from clients import cli
 from engine.contract import Viewer
 from engine.match import fold
-from engine.registry import get_game
+from engine.registry import get_game, shipped
 from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
 from tests.conftest import make_server
 
-GAMES = ["last-gathering", "cookoff", "mining"]
+GAMES = shipped()
 
 
 @pytest.mark.parametrize("game_name", GAMES)
@@ -44,7 +44,7 @@ def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["finished"] is True
     ranks = sorted(row["rank"] for row in out["results"])
-    assert ranks[0] == 1 and len(ranks) == cli.DEFAULT_SEATS[game_name]
+    assert ranks[0] == 1 and len(ranks) == get_game(game_name).default_seats
     match_id = out["match"]
     host = cli.Credentials().host(server.address, match_id)
     assert host

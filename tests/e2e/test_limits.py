@@ -12,11 +12,12 @@ import grpc
 import pytest
 
 from clients.client import MatchClient
+from engine.registry import get_game, shipped
 from matchserver.v1 import matchserver_pb2 as pb
 from tests.support.server import ServerThread
 
 SERVICE = "/matchserver.v1.MatchService/"
-SEATS = {"cookoff": ["a", "b"], "last-gathering": ["a", "b", "c", "d"], "mining": ["a", "b", "c", "d", "e"]}
+SEATS = {game: list("abcdefgh"[: get_game(game).default_seats]) for game in shipped()}  # seats a, b, c, ...
 
 
 @pytest.fixture

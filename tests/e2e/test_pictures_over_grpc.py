@@ -8,11 +8,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from clients import cli
+from engine.registry import shipped
 from pictures.pack import unpack
 from pictures.page import data_of
 from tests.support.server import ServerThread
 
-GAMES = ["last-gathering", "cookoff", "mining"]
+GAMES = shipped()
 
 
 def run(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -12,13 +12,13 @@ import pytest
 from clients import cli
 from clients.bots import Bot, bot_names, get_bot
 from clients.play import BotSeat, play
-from engine.registry import get_game
+from engine.registry import get_game, seats, shipped
 from engine.transcript import script_header, simulate
 from server.clock import ManualClock
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
 
-SEATS = {"last-gathering": ["ann", "bob", "cy", "di"], "cookoff": ["ann", "bob"], "mining": ["a", "b", "c", "d", "e"]}
+SEATS = {game: seats(game) for game in shipped()}
 
 
 def slow_and_forgetful(bot: Bot, clock: ManualClock, rng: random.Random, forgets: bool) -> Bot:

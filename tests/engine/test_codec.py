@@ -109,7 +109,7 @@ def sample(hint: Any) -> Any:
     return {str: "A1", int: 2, bool: True, float: 1.5}[hint]
 
 
-@pytest.mark.parametrize("game_name", ["last-gathering", "cookoff", "mining"])
+@pytest.mark.parametrize("game_name", registry.shipped())
 def test_every_command_type_of_every_game_round_trips(game_name: str) -> None:
     game = registry.get_game(game_name)
     for _cold_then_cached in range(2):

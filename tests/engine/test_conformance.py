@@ -4,7 +4,7 @@ play each game from `initial_state` to its end, and at every step:
 - every event is plain JSON (it round-trips, as the store keeps it);
 - every viewer's view is plain JSON, and no viewer's view depends on another seat's pending submission
   (two different submissions leave every other viewer's view the same while the phase stays open);
-- the canonical text of each command parses back to the same command;
+- the canonical text of each command parses back to the same command, and formats back to itself;
 and `evolve` refuses an event it does not know."""
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from engine.registry import available, get_game
 MAX_STEPS = 3000  # a game that has not ended by then is reported, not waited on
 
 
-def _players(game: Game) -> list[str]:
-    return [f"p{n}" for n in range(getattr(game, "default_seats", 2))]
+def _players(game: Game[Any, Any]) -> list[str]:
+    return [f"p{n}" for n in range(game.default_seats)]
 
 
 def _plain(value: Any) -> bool:
@@ -47,7 +47,7 @@ def _command_of(match: LocalMatch, player: str, rng: random.Random) -> Any | Non
         return None  # a bot's slip is not the game's failure: the deadline's default plays instead
 
 
-def _views(game: Game, state: Any, players: list[str], but: str) -> dict[str, Any]:
+def _views(game: Game[Any, Any], state: Any, players: list[str], but: str) -> dict[str, Any]:
     viewers = [Viewer.of(p) for p in players if p != but] + [Viewer.spectator()]
     return {f"{v.kind}:{v.player}": game.view(state, v) for v in viewers}
 
@@ -84,7 +84,9 @@ def test_every_registered_game_plays_to_its_end_in_plain_json_with_no_viewer_pee
             command = _command_of(match, player, rng)
             if command is None:
                 continue
-            assert game.parse(match.state, player, game.format(command)) == command, game.format(command)
+            text = game.format(command)
+            assert game.parse(match.state, player, text) == command, text
+            assert game.format(game.parse(match.state, player, text)) == text  # format(parse(text)) round-trips
             other = _command_of(match, player, random.Random(rng.random()))
             if other is not None and other != command:
                 _check_no_peeking(match, players, player, command, other)

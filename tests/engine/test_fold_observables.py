@@ -29,11 +29,11 @@ from engine.transcript import build_config, play_script, script_header
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE.parent / "golden"
 PINNED = HERE / "fold_observables.json"
-FOLDERS = {"last-gathering": "last_gathering", "cookoff": "cookoff", "mining": "mining"}
+FOLDERS = {name: registry.package_of(name) for name in registry.shipped()}
 
 
 def rules(game_name: str) -> list[Game]:
-    module = importlib.import_module(registry._MODULES[game_name])
+    module = importlib.import_module(f"engine.{registry.package_of(game_name)}")
     return [module.GAME, *getattr(module, "RULES_VERSIONS", {}).values()]
 
 

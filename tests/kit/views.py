@@ -20,7 +20,7 @@ from engine.errors import GameError
 from engine.match import LocalMatch
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
-GAMES = {"last-gathering": 4, "cookoff": 2, "mining": 5}
+GAMES = {name: registry.get_game(name).default_seats for name in registry.shipped()}
 NAMES = ("ann", "bob", "cat", "dan", "eve")
 
 

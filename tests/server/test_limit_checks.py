@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from engine.registry import shipped
 from server.errors import BadRequest
 from server.limits import (
     Limits,
@@ -130,7 +131,7 @@ def test_cookoff_phase_times_and_reserve() -> None:
         check_game_config("cookoff", {"reserve": 604801}, LIMITS)
 
 
-@pytest.mark.parametrize("game", ["cookoff", "last-gathering", "mining"])
+@pytest.mark.parametrize("game", shipped())
 def test_rounds_edge(game: str) -> None:
     check_game_config(game, {"rounds": 100}, LIMITS)
     with pytest.raises(BadRequest, match=r"rounds is 101, over max_rounds \(100\)"):

@@ -14,7 +14,7 @@ import pytest
 
 from bench.memory import held_bytes
 from engine.contract import Viewer
-from engine.registry import get_game
+from engine.registry import get_game, shipped
 from server.clock import ManualClock
 from server.live import LiveMatch
 from server.visibility import visible_record, visible_records
@@ -179,7 +179,7 @@ def test_history_and_audit_over_grpc_page_through_the_whole_log(played: tuple[Se
     assert client.audit(match_id, host, at=middle, page_size=2) == client.audit(match_id, host, at=middle)
 
 
-@pytest.mark.parametrize("game", ["last-gathering", "cookoff", "mining"])
+@pytest.mark.parametrize("game", shipped())
 def test_records_of_a_real_game_come_back_equal_and_every_state_is_the_full_fold(game: str) -> None:
     records = bot_match_records(game, seed=3)
     stored = [json.loads(json.dumps(record)) for record in records]  # as the store returns them

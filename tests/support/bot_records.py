@@ -9,7 +9,6 @@ import random
 from collections.abc import Mapping
 
 from clients.bots import bot_names, get_bot
-from clients.cli import DEFAULT_SEATS
 from engine.contract import Json, Viewer
 from engine.match import LocalMatch
 from engine.registry import get_game
@@ -25,7 +24,7 @@ def bot_match_records(
 ) -> list[Record]:
     """The whole log of a bot match of `game_name` (default seats, `overrides` on the default config)."""
     game = get_game(game_name)
-    players = [f"p{i}" for i in range(DEFAULT_SEATS[game_name])]
+    players = [f"p{i}" for i in range(get_game(game_name).default_seats)]
     config = game.default_config(players)
     config.update(overrides or {})
     names = bot_names(game_name)

@@ -30,6 +30,10 @@ class Duel:
     name = "duel"
     rules_version = "1"
     default_seats = 2
+    allowed_seats = range(2, 3)
+    wire_field = ""  # no typed command on the wire: a duel is played by text
+    arena_formats = ("round-robin",)
+    secret_config_keys = ()
     command_types = (Pick,)
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]:
