@@ -40,6 +40,9 @@ class BaseGame(Generic[S, C]):
     wire_field: str
     arena_formats: tuple[str, ...]
     secret_config_keys: tuple[str, ...] = ()
+    round_keys: tuple[str, ...] = ()
+    phase_seconds_keys: tuple[str, ...] = ()
+    reserve_seconds_keys: tuple[str, ...] = ()
 
     def __init__(self, rules: Rules[S, C], format_command: Callable[[C], str]) -> None:
         self._rules = rules

@@ -88,6 +88,11 @@ class Game(Protocol[S, C]):
     wire_field: str  # GameCommand's oneof field that carries this game's typed command (protos/)
     arena_formats: tuple[str, ...]  # the tournament formats that suit it, the default first
     secret_config_keys: tuple[str, ...]  # config keys (e.g. host-set judges) only the host sees until the end
+    # The config keys the server bounds (server/limits.py): a number of rounds; the seconds of a phase (a
+    # key may name a mapping of phases to seconds); seconds that may be 0 (a reserve clock).
+    round_keys: tuple[str, ...]
+    phase_seconds_keys: tuple[str, ...]
+    reserve_seconds_keys: tuple[str, ...]
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]: ...
 

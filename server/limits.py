@@ -15,26 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.contract import Json
+from engine.contract import Game, Json
 from server.errors import BadRequest
 
 MIB = 1024 * 1024
 WEEK = 7 * 24 * 60 * 60
-
-# Per game: the config keys holding a number of rounds, and those holding the seconds of a phase.
-# A key may name a mapping of phases to seconds (Cookoff's `times`).
-ROUND_KEYS: dict[str, tuple[str, ...]] = {
-    "cookoff": ("rounds",),
-    "last-gathering": ("rounds",),
-    "mining": ("rounds",),
-}
-PHASE_SECONDS_KEYS: dict[str, tuple[str, ...]] = {
-    "cookoff": ("times",),
-    "last-gathering": ("first_frame_round_seconds", "frame_round_seconds", "step_seconds"),
-    "mining": ("setup_seconds", "round_seconds"),
-}
-# Seconds that may be 0 but are bounded above like a phase (Cookoff's chess-style reserve clock).
-RESERVE_SECONDS_KEYS: dict[str, tuple[str, ...]] = {"cookoff": ("reserve",)}
 
 
 @dataclass(frozen=True)
@@ -183,21 +168,22 @@ def check_numbers(value: Json, limits: Limits, where: str) -> None:
             check_numbers(item, limits, f"{where}[{index}]")
 
 
-def check_game_config(game: str, config: Mapping[str, Json], limits: Limits) -> None:
-    """The game-specific bounds on a whole configuration (defaults merged with the overrides)."""
+def check_game_config(game: Game, config: Mapping[str, Json], limits: Limits) -> None:
+    """The game-specific bounds on a whole configuration (defaults merged with the overrides): the keys
+    the game names as rounds, phase seconds and reserve seconds (engine/contract.py)."""
     check_numbers(dict(config), limits, "config")
-    for key in ROUND_KEYS.get(game, ()):
+    for key in game.round_keys:
         rounds = _number(config.get(key))
         if rounds is not None and rounds > limits.max_rounds:
             raise BadRequest(f"config {key} is {rounds}, over max_rounds ({limits.max_rounds})")
-    for key in PHASE_SECONDS_KEYS.get(game, ()):
+    for key in game.phase_seconds_keys:
         value = config.get(key)
         if isinstance(value, Mapping):
             for phase, seconds in value.items():
                 check_phase_seconds(seconds, limits, f"config {key}.{phase}")
         else:
             check_phase_seconds(value, limits, f"config {key}")
-    for key in RESERVE_SECONDS_KEYS.get(game, ()):
+    for key in game.reserve_seconds_keys:
         reserve = _number(config.get(key))
         if reserve is not None and reserve > limits.max_phase_seconds:
             raise BadRequest(

@@ -76,7 +76,7 @@ def _created(live: LiveMatch, version: int, record: Record, viewer: Viewer) -> R
     config = dict(record["config"])
     if not (viewer.is_host or live.finished_last):
         # Host-set secrets (e.g. Cookoff's judges and tree schedule) wait for the end of the match.
-        for key in getattr(live.game, "secret_config_keys", ()):
+        for key in live.game.secret_config_keys:
             if config.get(key) is not None:
                 config[key] = HIDDEN_CONFIG
     out: Record = {"game": record["game"], "players": record["players"], "config": config}

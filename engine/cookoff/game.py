@@ -23,6 +23,9 @@ class Cookoff(BaseGame[State, Command]):
     arena_formats = ("round-robin",)  # a duel: every pair of bots meets
     # Host-set judges and tree schedules are hidden information (CK-5, CK-6) until the match is over.
     secret_config_keys = ("judges", "schedule")
+    round_keys = ("rounds",)
+    phase_seconds_keys = ("times",)  # a mapping of phases to seconds
+    reserve_seconds_keys = ("reserve",)  # the chess-style reserve clock (may be 0)
 
     def __init__(self, rules_version: str = "2") -> None:
         if rules_version not in FINAL_CHOICE_ON_CLOCK:

@@ -26,6 +26,8 @@ class LastGathering(BaseGame[State, Submit]):
     allowed_seats = ALLOWED_SEATS
     wire_field = "last_gathering"
     arena_formats = ("rotation",)
+    round_keys = ("rounds",)
+    phase_seconds_keys = ("first_frame_round_seconds", "frame_round_seconds", "step_seconds")
 
     def __init__(self, rules_version: str = "3") -> None:
         if rules_version not in ("1", "2", "3"):

@@ -20,6 +20,8 @@ class MiningGame(BaseGame[State, Setup | Orders]):
     allowed_seats = cfg.ALLOWED_SEATS
     wire_field = "mining"
     arena_formats = ("rotation",)
+    round_keys = ("rounds",)
+    phase_seconds_keys = ("setup_seconds", "round_seconds")
 
     def __init__(self) -> None:
         super().__init__(rules, text.format_command)

@@ -84,7 +84,7 @@ class MatchCommands:
         config = game.default_config(players)
         config.update(parse_config_json(overrides_json, self.limits))
         config["players"] = list(players)
-        check_game_config(game.name, config, self.limits)
+        check_game_config(game, config, self.limits)
         seed = secrets.randbelow(2**53) if seed is None else seed
         live = LiveMatch(uuid.uuid4(), game)
         host_token = self.secrets.new(tag, str(live.id), "host")

@@ -79,7 +79,7 @@ class Platform:
         config = game.default_config(players)
         config.update(overrides)
         config["players"] = players
-        check_game_config(game.name, config, self.limits)
+        check_game_config(game, config, self.limits)
         seed = secrets.randbelow(2**53)
         live = LiveMatch(uuid.uuid4(), game)
         now = self.clock.now()

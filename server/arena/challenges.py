@@ -41,7 +41,7 @@ class Challenges:
         if who.startswith("bot:") and who[4:] not in bots:
             raise PermissionDenied(f"a bot challenges others to play with it: name {who[4:]} among the bots")
         overrides = self._terms_checked(game, bots, config_json)
-        secret = sorted(set(getattr(get_game(game), "secret_config_keys", ())) & set(overrides))
+        secret = sorted(set(get_game(game).secret_config_keys) & set(overrides))
         if who.startswith("bot:") and secret:
             # The challenged bots never see these terms, so a bot must not choose them for its own match.
             raise PermissionDenied(

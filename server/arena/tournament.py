@@ -18,7 +18,7 @@ from server.arena import draw
 from server.arena.standings import Standing, match_points, standings, standings_json
 from server.records import ChainedLog, Record
 
-FORMATS = {"round-robin": ("cookoff",), "rotation": ("last-gathering", "mining")}
+FORMATS = ("round-robin", "rotation")  # a game names those that suit it (Game.arena_formats)
 
 
 @dataclass

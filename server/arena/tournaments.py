@@ -53,13 +53,13 @@ class TournamentOrganiser:
         self.accounts.registered(bots)
         if len(bots) > self.settings.max_bots_per_tournament:
             raise BadRequest(f"{len(bots)} bots: max_bots_per_tournament is {self.settings.max_bots_per_tournament}")
-        format_name = format_name or ("round-robin" if game == "cookoff" else "rotation")
+        format_name = format_name or get_game(game).arena_formats[0]
         if format_name not in FORMATS:
             raise BadRequest(f"format {format_name!r}: use {' or '.join(FORMATS)}")
         if format_name == "round-robin":
             table_size, rounds, games_per_pair = 2, 0, games_per_pair or 1
         else:
-            table_size = table_size or min(getattr(get_game(game), "default_seats", 2), len(bots))
+            table_size = table_size or min(get_game(game).default_seats, len(bots))
             rounds, games_per_pair = rounds or len(bots), 0
             if not 2 <= table_size <= len(bots):
                 raise BadRequest(f"table_size {table_size}: a table seats 2 to {len(bots)} of these bots")

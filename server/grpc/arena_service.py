@@ -70,7 +70,7 @@ def notice_message(notice: Notice) -> pb.BotEventsResponse:
     if notice.kind == "finished":
         result = json.dumps({"ranks": record["ranks"]}, sort_keys=True)
     elif notice.kind == "challenged":  # the terms, less what the game keeps from players (e.g. Cookoff's judges)
-        hidden = getattr(get_game(str(record["game"])), "secret_config_keys", ())
+        hidden = get_game(str(record["game"])).secret_config_keys
         config = {key: value for key, value in record["config"].items() if key not in hidden}
         result = json.dumps({"bots": record["bots"], "config": config, "by": record["by"]}, sort_keys=True)
     elif notice.kind == "tournament_finished":

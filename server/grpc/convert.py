@@ -20,14 +20,11 @@ from server.errors import BadRequest
 from server.identities import HostKey
 from server.records import Receipt, Record
 
-# GameCommand's field for each game (the game's own proto package wraps its commands in `Command`).
-GAME_FIELDS = {"last-gathering": "last_gathering", "cookoff": "cookoff", "mining": "mining"}
-
 
 def game_command(game: Game, typed: pb.GameCommand) -> Any:
     """A typed protobuf command -> the game's command dataclass, matched by message and field names."""
     which = typed.WhichOneof("game")
-    expected = GAME_FIELDS.get(game.name)
+    expected = game.wire_field
     if which is None:
         raise MalformedCommand(f"the typed command is empty; set the {expected!r} field for a {game.name} match")
     if which != expected:

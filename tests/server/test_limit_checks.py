@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.registry import shipped
+from engine.registry import get_game, shipped
 from server.errors import BadRequest
 from server.limits import (
     Limits,
@@ -116,32 +116,32 @@ def test_a_huge_seat_name_is_refused_without_echoing_it() -> None:
 )
 def test_phase_seconds_edges(game: str, key: str) -> None:
     for seconds in (1, 604800, 0.5 + 1):
-        check_game_config(game, {key: seconds}, LIMITS)
+        check_game_config(get_game(game), {key: seconds}, LIMITS)
     with pytest.raises(BadRequest, match=r"max_phase_seconds \(604800\)"):
-        check_game_config(game, {key: 604801}, LIMITS)
+        check_game_config(get_game(game), {key: 604801}, LIMITS)
     with pytest.raises(BadRequest, match=r"min_phase_seconds \(1\)"):
-        check_game_config(game, {key: 0.999}, LIMITS)
+        check_game_config(get_game(game), {key: 0.999}, LIMITS)
 
 
 def test_cookoff_phase_times_and_reserve() -> None:
-    check_game_config("cookoff", {"times": {"gathering": 604800, "moves": 1}, "reserve": 0}, LIMITS)
+    check_game_config(get_game("cookoff"), {"times": {"gathering": 604800, "moves": 1}, "reserve": 0}, LIMITS)
     with pytest.raises(BadRequest, match=r"times\.moves.*max_phase_seconds"):
-        check_game_config("cookoff", {"times": {"gathering": 60, "moves": 604801}}, LIMITS)
+        check_game_config(get_game("cookoff"), {"times": {"gathering": 60, "moves": 604801}}, LIMITS)
     with pytest.raises(BadRequest, match=r"reserve.*max_phase_seconds"):
-        check_game_config("cookoff", {"reserve": 604801}, LIMITS)
+        check_game_config(get_game("cookoff"), {"reserve": 604801}, LIMITS)
 
 
 @pytest.mark.parametrize("game", shipped())
 def test_rounds_edge(game: str) -> None:
-    check_game_config(game, {"rounds": 100}, LIMITS)
+    check_game_config(get_game(game), {"rounds": 100}, LIMITS)
     with pytest.raises(BadRequest, match=r"rounds is 101, over max_rounds \(100\)"):
-        check_game_config(game, {"rounds": 101}, LIMITS)
+        check_game_config(get_game(game), {"rounds": 101}, LIMITS)
 
 
 def test_a_whole_config_must_hold_finite_numbers_even_for_an_unknown_game() -> None:
-    check_game_config("duel", {"duration": 1e300}, LIMITS)
+    check_game_config(get_game("duel"), {"duration": 1e300}, LIMITS)
     with pytest.raises(BadRequest, match="finite"):
-        check_game_config("duel", {"duration": float("nan")}, LIMITS)
+        check_game_config(get_game("duel"), {"duration": float("nan")}, LIMITS)
 
 
 def test_extend_seconds() -> None:
@@ -179,4 +179,4 @@ def test_limits_are_settings() -> None:
     with pytest.raises(BadRequest, match=r"max_command_text_bytes \(10\)"):
         check_command_text("x" * 11, small)
     with pytest.raises(BadRequest, match=r"max_rounds \(3\)"):
-        check_game_config("mining", {"rounds": 4}, small)
+        check_game_config(get_game("mining"), {"rounds": 4}, small)

@@ -34,6 +34,9 @@ class Duel:
     wire_field = ""  # no typed command on the wire: a duel is played by text
     arena_formats = ("round-robin",)
     secret_config_keys = ()
+    round_keys = ()
+    phase_seconds_keys = ()  # its one phase length is not bounded by the server (a fixture)
+    reserve_seconds_keys = ()
     command_types = (Pick,)
 
     def default_config(self, players: Sequence[str]) -> dict[str, Json]:
