@@ -26,7 +26,7 @@ from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
 from server.http import LivePages, tls_context
 from server.limits import Limits
 from server.matches import Matches
-from server.notify import AppendListener, listener_for
+from server.notify import AppendListener, ListenerSettings, listener_for
 from server.startup import (
     EXCLUSIVE_PORT_OPTIONS,
     bind,
@@ -110,6 +110,8 @@ class Settings:
     http_address: str = ""
     # The bot arena's settings: challenge expiry, open challenges per bot (server/arena/service.py).
     arena: ArenaSettings = field(default_factory=ArenaSettings)
+    # How the PostgreSQL listener pings and reconnects (server/notify.py).
+    listener: ListenerSettings = field(default_factory=ListenerSettings)
 
     def store_url(self) -> str:
         return self.store or f"sqlite:{os.path.join(self.var_dir, 'matches.db')}"
@@ -235,7 +237,9 @@ async def start_server(settings: Settings) -> Running:
         stream_limits=settings.streams,
         chain_key=key,
     )
-    listener = listener_for(store.url, store.node_id, matches.on_remote_append, matches.on_notification_gap)
+    listener = listener_for(
+        store.url, store.node_id, matches.on_remote_append, matches.on_notification_gap, settings.listener
+    )
     if listener is not None:  # listening before anything is read: no append falls between the two
         await listener.start(wait=LISTENER_START_WAIT)
     await matches.start()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from server.access import Access
 from server.clock import Clock
@@ -20,7 +22,18 @@ from server.unit_of_work import Again, retried
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class KeyView:
+    """A host key as its admin sees it: the key, and how many of its matches are unfinished (its quota)."""
+
+    key: HostKey
+    live_matches: int
+
+
 class HostKeys:
+    # Unfinished matches a host key created, from the catalog (set at wiring: the queries count them).
+    unfinished_of: Callable[[str], Awaitable[int]] | None = None
+
     def __init__(
         self,
         matches: LiveMatches,
@@ -102,7 +115,11 @@ class HostKeys:
 
         await retried(attempt, "the host keys kept changing under this write; nothing was written: retry")
 
-    async def create(self, token: str | None, name: str, tag: RequestTag | None = None) -> tuple[HostKey, str]:
+    async def viewed(self, key: HostKey) -> KeyView:
+        count = await self.unfinished_of(key.key_id) if self.unfinished_of is not None else 0
+        return KeyView(key, count)
+
+    async def create(self, token: str | None, name: str, tag: RequestTag | None = None) -> tuple[KeyView, str]:
         """A new host key; the secret is returned once (a retry with the request id gets it again)."""
         self.access.require_admin(token)
         if not name.strip():
@@ -112,19 +129,19 @@ class HostKeys:
         if tag is not None and (earlier := identities.requests.get(("admin", tag.request_id))) is not None:
             same_body(earlier["request"], tag)
             key_id = str(earlier["host_key_id"])
-            return identities.keys[key_id], self.secrets.new(tag, "identities", "host-key", key_id)
+            return await self.viewed(identities.keys[key_id]), self.secrets.new(tag, "identities", "host-key", key_id)
         key_id = new_key_id()
         secret = self.secrets.new(tag, "identities", "host-key", key_id)
         record = identities.created_record(key_id, name, secret, self.clock.now())
         await self.append(tagged([record], tag, "admin")[0])
-        return identities.keys[key_id], secret
+        return await self.viewed(identities.keys[key_id]), secret
 
-    async def list(self, token: str | None) -> list[HostKey]:
+    async def list(self, token: str | None) -> list[KeyView]:
         self.access.require_admin(token)
         await self.refresh()
-        return list(self.access.identities.keys.values())
+        return [await self.viewed(key) for key in self.access.identities.keys.values()]
 
-    async def revoke(self, token: str | None, key_id: str, reason: str) -> HostKey:
+    async def revoke(self, token: str | None, key_id: str, reason: str) -> KeyView:
         """The key can no longer create matches or act as host; its open streams end. Host tokens it
         already issued keep working (they are the matches' own credentials)."""
         self.access.require_admin(token)
@@ -136,4 +153,4 @@ class HostKeys:
             raise FailedPrecondition(f"host key {key_id} is already revoked")
         await self.append(self.access.identities.revoked_record(key_id, reason or "revoked", self.clock.now()))
         self.credentials_replaced([key.digest], f"host key {key_id} was revoked")
-        return self.access.identities.keys[key_id]
+        return await self.viewed(self.access.identities.keys[key_id])

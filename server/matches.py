@@ -70,6 +70,7 @@ class Matches:
         self.commands = MatchCommands(
             self.repository, self.uow, self.callers, self.hostkeys, self.queries, secrets, self.limits
         )
+        self.hostkeys.unfinished_of = self.queries.unfinished_of
         self.platform = Platform(
             self.repository, self.hostkeys, self.callers, self.queries, secrets, self.bus, clock, self.limits
         )

@@ -16,6 +16,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
@@ -38,7 +39,22 @@ def parse_payload(payload: str) -> tuple[uuid.UUID, int, str] | None:
         return None
 
 
-def listener_for(url: str, node_id: str, on_append: OnAppend, on_gap: Callable[[], None]) -> AppendListener | None:
+@dataclass(frozen=True)
+class ListenerSettings:
+    """How the PostgreSQL listener checks and re-makes its connection (named settings, so tests set them short)."""
+
+    ping_every: float = 10.0  # seconds without a notification before the connection is checked
+    retry_first: float = 0.2  # the first reconnection's wait, seconds; doubled after each failure...
+    retry_most: float = 5.0  # ...up to this
+
+
+def listener_for(
+    url: str,
+    node_id: str,
+    on_append: OnAppend,
+    on_gap: Callable[[], None],
+    settings: ListenerSettings | None = None,
+) -> AppendListener | None:
     """A listener for a PostgreSQL store URL (None for SQLite or memory: one process owns those)."""
     if not url.startswith("postgres:"):
         return None
@@ -58,7 +74,7 @@ def listener_for(url: str, node_id: str, on_append: OnAppend, on_gap: Callable[[
         keepalives_count=3,
     )
     channel = appends_channel(env.get("POSTGRES_SCHEMA", ""))
-    return AppendListener(conninfo, channel, node_id, on_append, on_gap)
+    return AppendListener(conninfo, channel, node_id, on_append, on_gap, settings or ListenerSettings())
 
 
 class Coalescer:
@@ -96,12 +112,16 @@ class Coalescer:
 class AppendListener:
     """LISTEN on the store's appends channel on a connection of its own; reconnects when it drops."""
 
-    PING_EVERY = 10.0  # seconds without a notification before the connection is checked
-    RETRY_FIRST, RETRY_MOST = 0.2, 5.0  # reconnection back-off, seconds
-
     def __init__(
-        self, conninfo: str, channel: str, node_id: str, on_append: OnAppend, on_gap: Callable[[], None]
+        self,
+        conninfo: str,
+        channel: str,
+        node_id: str,
+        on_append: OnAppend,
+        on_gap: Callable[[], None],
+        settings: ListenerSettings | None = None,
     ) -> None:
+        self.settings = settings or ListenerSettings()
         self.conninfo = conninfo
         self.channel = channel
         self.node_id = node_id
@@ -130,7 +150,8 @@ class AppendListener:
         await self.coalescer.close()
 
     async def _run(self) -> None:
-        retry = self.RETRY_FIRST
+        settings = self.settings
+        retry = settings.retry_first
         while True:
             before = self.connections
             try:
@@ -141,7 +162,7 @@ class AppendListener:
                 log.exception("listening for other nodes' appends failed; again in %.1f s", retry)
             self.backend_pid = None
             self.first_attempt.set()
-            retry = self.RETRY_FIRST if self.connections > before else min(retry * 2, self.RETRY_MOST)
+            retry = settings.retry_first if self.connections > before else min(retry * 2, settings.retry_most)
             await asyncio.sleep(retry)
 
     async def _listen(self) -> None:
@@ -154,7 +175,7 @@ class AppendListener:
                 self.on_gap()  # appends made while nothing listened were not heard
             self.first_attempt.set()
             while True:
-                async for notify in conn.notifies(timeout=self.PING_EVERY):
+                async for notify in conn.notifies(timeout=self.settings.ping_every):
                     self._heard(notify.payload)
                 await conn.execute("SELECT 1")  # a dead connection raises here
 

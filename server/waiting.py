@@ -3,13 +3,30 @@ what its status says until then. Read from the live match; nothing here writes."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from engine import match as rules
-from engine.contract import Status
+from engine.contract import Game, Status
 
-if TYPE_CHECKING:
-    from server.live import LiveMatch
+
+class LiveMatch(Protocol):
+    """What these rules read of a live match (server/live.py)."""
+
+    game: Game
+
+    @property
+    def header(self) -> Mapping[str, Any]: ...
+    @property
+    def tokens(self) -> Mapping[str, tuple[str, str | None]]: ...
+    @property
+    def players(self) -> tuple[str, ...]: ...
+    @property
+    def clock_offset(self) -> float: ...
+    @property
+    def waiting(self) -> bool: ...
+    @property
+    def state(self) -> Any: ...
 
 
 def starts_at(live: LiveMatch) -> float | None:

@@ -12,13 +12,14 @@ from engine import match as rules
 from engine.contract import Viewer
 from engine.errors import InvalidConfig
 from engine.registry import get_game
-from server import envelope, waiting
+from server import decisions, waiting
 from server.access import Access, UnknownToken
 from server.application.callers import Callers, accepted, replayed
 from server.application.queries import MatchQueries
 from server.application.values import Accepted, Created, Joined, receipt_at
 from server.clock import Clock
-from server.envelope import cause, check_expected, created_record, game_records, refuse_held_seats, start_records
+from server.decisions import check_expected, refuse_held_seats, start_records
+from server.envelope import cause, created_record, game_records
 from server.errors import Aborted, FailedPrecondition, PermissionDenied, ResourceExhausted, Unauthenticated, engine_step
 from server.hostkeys import HostKeys
 from server.limits import Limits, check_game_config, check_seat_names, parse_config_json
@@ -90,7 +91,7 @@ class MatchCommands:
         host_token = self.secrets.new(tag, str(live.id), "host")
         invitations = {player: self.secrets.new(tag, str(live.id), "invitation", player) for player in players}
         now = self.clock.now()
-        envelope.check_starts_at(starts_at, now)
+        decisions.check_starts_at(starts_at, now)
         # waits: no clock runs before its players can act (earlier releases started at once)
         extra: dict[str, Any] = {"waits": True} if starts_at is None else {"waits": True, "starts_at": starts_at}
         created = created_record(
@@ -142,7 +143,7 @@ class MatchCommands:
             if again is not None:
                 return Joined(new_token, again.version, receipt_at(live, again.version))
             digest = token_hash(new_token)
-            joined = envelope.decide_join(
+            joined = decisions.decide_join(
                 live,
                 player,
                 digest,
@@ -174,7 +175,7 @@ class MatchCommands:
             secret = self.secrets.new(tag, str(live.id), "invited", player, caller)
             if again is not None:
                 return Joined(secret, again.version, receipt_at(live, again.version))
-            invited = envelope.decide_invite(live, player, token_hash(secret), self.uow.now(live))
+            invited = decisions.decide_invite(live, player, token_hash(secret), self.uow.now(live))
             await self.uow.append(live, tagged([invited], tag, caller))
             return Joined(secret, live.version, receipt_at(live, live.version))
 
@@ -247,7 +248,7 @@ class MatchCommands:
             if again is not None:
                 return again
             check_expected(live, expected_version)
-            envelope.check_open(live)
+            decisions.check_open(live)
             if live.waiting:
                 raise FailedPrecondition(
                     f"the match has not started ({live.status().phase}): start it with the host action start"
@@ -300,13 +301,13 @@ class MatchCommands:
         tag: RequestTag | None = None,
     ) -> Accepted:
         """Retract everything after version `to` (kept in the log, marked) and pause the match there
-        (server/envelope.py decide_rollback)."""
+        (server/decisions.py decide_rollback)."""
 
         async def act(live: LiveMatch) -> Accepted:
             viewer, caller, again = await self.callers.as_host(live, token, tag)
             if again is not None:
                 return again
-            record = envelope.decide_rollback(
+            record = decisions.decide_rollback(
                 live, to, reason, self.callers.by(token), self.clock.now(), reopen=reopen, new_seed=_new_seed()
             )
             written = await self.uow.append(live, tagged([record], tag, caller))
@@ -324,14 +325,14 @@ class MatchCommands:
         expected_version: int | None = None,
         tag: RequestTag | None = None,
     ) -> Accepted:
-        """Pause, resume, extend, settle, cancel or start (server/envelope.py decide_host_action)."""
+        """Pause, resume, extend, settle, cancel or start (server/decisions.py decide_host_action)."""
 
         async def act(live: LiveMatch) -> Accepted:
             viewer, caller, again = await self.callers.as_host(live, token, tag)
             if again is not None:
                 return again
             check_expected(live, expected_version)
-            records = envelope.decide_host_action(
+            records = decisions.decide_host_action(
                 live, action, self.callers.by(token), reason, seconds, self.clock.now(), self.limits
             )
             written = await self.uow.append(live, tagged(records, tag, caller))
@@ -369,7 +370,7 @@ class MatchCommands:
             host_token = self.secrets.new(tag, str(live.id), "host")
             invitations = {p: self.secrets.new(tag, str(live.id), "invitation", p) for p in source.players}
             by = "admin" if self.access.is_admin(token) else viewer.kind
-            fork = envelope.decide_fork(
+            fork = decisions.decide_fork(
                 source,
                 at,
                 str(live.id),

@@ -4,26 +4,25 @@ accepted, in the same write as its arena records; an unanswered challenge expire
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.registry import get_game
+from server.arena.accounts import BotAccounts
 from server.arena.log import Challenge, new_server_stream_id
 from server.arena.settings import Step
+from server.arena.streams import ArenaStreams
 from server.errors import FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted
 from server.limits import parse_config_json
 from server.records import Record
 from server.requests import RequestTag
 
-if TYPE_CHECKING:
-    from server.arena.service import Arena
-
 
 class Challenges:
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: ArenaStreams, accounts: BotAccounts) -> None:
         self.arena = arena
         self.platform = arena.platform
         self.settings = arena.settings
-        self.accounts = arena.accounts
+        self.accounts = accounts
         self.log = arena.log
 
     def _terms_checked(self, game: str, bots: Sequence[str], config_json: str) -> dict[str, Any]:

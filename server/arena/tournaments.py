@@ -6,28 +6,26 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from engine.errors import InvalidConfig
 from engine.registry import get_game
+from server.arena.accounts import BotAccounts
 from server.arena.log import new_server_stream_id
 from server.arena.settings import Step
+from server.arena.streams import ArenaStreams
 from server.arena.tournament import FORMATS, TournamentLog, plan_for, scheduled_record
 from server.errors import BadRequest, FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted
 from server.limits import parse_config_json
 from server.records import Record
 from server.requests import RequestTag
 
-if TYPE_CHECKING:
-    from server.arena.service import Arena
-
 
 class TournamentOrganiser:
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: ArenaStreams, accounts: BotAccounts) -> None:
         self.arena = arena
         self.platform = arena.platform
         self.settings = arena.settings
-        self.accounts = arena.accounts
+        self.accounts = accounts
         self.log = arena.log
 
     async def create(

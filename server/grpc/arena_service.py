@@ -8,7 +8,6 @@ the `matchserver-resume-from` trailer, the last position it sent.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Callable
@@ -16,13 +15,12 @@ from typing import Any
 
 import grpc
 
-from engine.registry import get_game
 from matchserver.v1 import arena_pb2 as pb
-from server.arena.log import ARENA_STREAM, Challenge, Notice
+from server.arena.log import ARENA_STREAM
 from server.arena.service import Arena
-from server.arena.tournament import TournamentLog
 from server.arena.verify import verify_server_streams, verify_tournament
 from server.errors import BadRequest, Unauthenticated
+from server.grpc import arena_convert as convert
 from server.grpc.plumbing import (
     MalformedRequest,
     abort_for,
@@ -35,93 +33,8 @@ from server.grpc.plumbing import (
 )
 from server.identities import BotAccount
 from server.limits import check_reason, cut
-from server.paging import PageRequest
 from server.records import token_hash
 from server.streams import StreamEnd, TooManyStreams, peer_address
-
-
-def bot_message(bot: BotAccount) -> pb.Bot:
-    return pb.Bot(
-        name=bot.name,
-        created_at=bot.created_at,
-        revoked=bot.revoked,
-        auto_accept=bot.auto_accept,
-        owner=bot.owner,
-        key_generation=bot.generation,
-    )
-
-
-def challenge_message(challenge: Challenge) -> pb.Challenge:
-    return pb.Challenge(
-        challenge_id=challenge.challenge_id,
-        game=challenge.game,
-        bots=challenge.bots,
-        accepted=challenge.accepted,
-        state=challenge.state,
-        match_id=challenge.match_id,
-        expires_at=challenge.expires_at,
-        by=challenge.by,
-    )
-
-
-def notice_message(notice: Notice) -> pb.BotEventsResponse:
-    record = notice.record
-    result = ""
-    if notice.kind == "finished":
-        result = json.dumps({"ranks": record["ranks"]}, sort_keys=True)
-    elif notice.kind == "challenged":  # the terms, less what the game keeps from players (e.g. Cookoff's judges)
-        hidden = get_game(str(record["game"])).secret_config_keys
-        config = {key: value for key, value in record["config"].items() if key not in hidden}
-        result = json.dumps({"bots": record["bots"], "config": config, "by": record["by"]}, sort_keys=True)
-    elif notice.kind == "tournament_finished":
-        result = json.dumps({"standings": record["standings"]}, sort_keys=True)
-    return pb.BotEventsResponse(
-        position=notice.position,
-        kind=notice.kind,
-        match_id=str(record.get("match") or ""),
-        seat=notice.seat,
-        game=str(record.get("game") or ""),
-        challenge_id=str(record.get("challenge") or ""),
-        tournament_id=str(record.get("tournament") or ""),
-        text=notice.text,
-        result_json=result,
-    )
-
-
-def tournament_message(tournament: TournamentLog, whole: bool = True) -> pb.Tournament:
-    header = tournament.header
-    message = pb.Tournament(
-        tournament_id=tournament.tournament_id,
-        name=str(header.get("name", "")),
-        game=str(header.get("game", "")),
-        format=str(header.get("format", "")),
-        bots=tournament.bots,
-        state=tournament.state(),
-        matches_total=tournament.counted(),
-        matches_finished=tournament.finished_count(),
-        standings=[
-            pb.Standing(rank=s.rank, bot=s.bot, points=s.points, played=s.played, wins=s.wins, byes=s.byes)
-            for s in tournament.standings()
-        ],
-        organiser=str(header.get("organiser", "")),
-        version=tournament.version,
-    )
-    if whole:
-        for entry in sorted(tournament.entries.values(), key=lambda e: e.index):
-            message.matches.append(
-                pb.TournamentMatch(
-                    index=entry.index,
-                    round=entry.round,
-                    seats=entry.seats,
-                    match_id=entry.match_id,
-                    state=entry.state,
-                    ranks_json=json.dumps(entry.ranks, sort_keys=True) if entry.ranks is not None else "",
-                    note="; ".join(entry.notes),
-                    finished_version=entry.finished_version,
-                )
-            )
-        message.audit.extend(tournament.audit)
-    return message
 
 
 class ArenaService:
@@ -135,29 +48,24 @@ class ArenaService:
         bot, secret = await self.arena.accounts.create(
             bearer_token(context), request.name, request.auto_accept, request_tag(request, self.limits)
         )
-        return pb.CreateBotResponse(bot=bot_message(bot), bot_key=secret)
+        return convert.bot_response(pb.CreateBotResponse, bot, secret)
 
     @unary
     async def ListBots(self, request: pb.ListBotsRequest, context: Any) -> pb.ListBotsResponse:
-        page = PageRequest(request.page_size, request.page_token)
         bots = await self.arena.accounts.listed(bearer_token(context))
-        first = page.start(default=0)
-        chosen = [bot_message(bot) for bot in bots[first : first + page.size]]
-        taken = page.fit(chosen, lambda bot: bot.ByteSize())
-        more = first + taken < len(bots)
-        return pb.ListBotsResponse(bots=chosen[:taken], next_page_token=page.next_token(first + taken, more=more))
+        return convert.bots_page(bots, page_of(request))
 
     @unary
     async def RotateBotKey(self, request: pb.RotateBotKeyRequest, context: Any) -> pb.RotateBotKeyResponse:
         check_reason(request.reason, self.limits)
         bot, secret = await self.arena.accounts.rotate(bearer_token(context), request.name, request.reason)
-        return pb.RotateBotKeyResponse(bot=bot_message(bot), bot_key=secret)
+        return convert.bot_response(pb.RotateBotKeyResponse, bot, secret)
 
     @unary
     async def RevokeBot(self, request: pb.RevokeBotRequest, context: Any) -> pb.RevokeBotResponse:
         check_reason(request.reason, self.limits)
         bot = await self.arena.accounts.revoke(bearer_token(context), request.name, request.reason)
-        return pb.RevokeBotResponse(bot=bot_message(bot))
+        return convert.bot_response(pb.RevokeBotResponse, bot)
 
     @unary
     async def CreateChallenge(self, request: pb.CreateChallengeRequest, context: Any) -> pb.CreateChallengeResponse:
@@ -170,12 +78,12 @@ class ArenaService:
             request.config_json,
             request_tag(request, self.limits),
         )
-        return pb.CreateChallengeResponse(challenge=challenge_message(challenge))
+        return convert.challenge_response(pb.CreateChallengeResponse, challenge)
 
     @unary
     async def AnswerChallenge(self, request: pb.AnswerChallengeRequest, context: Any) -> pb.AnswerChallengeResponse:
         challenge = await self.arena.challenges.answer(bearer_token(context), request.challenge_id, request.accept)
-        return pb.AnswerChallengeResponse(challenge=challenge_message(challenge))
+        return convert.challenge_response(pb.AnswerChallengeResponse, challenge)
 
     @unary
     async def CreateTournament(self, request: pb.CreateTournamentRequest, context: Any) -> pb.CreateTournamentResponse:
@@ -196,22 +104,17 @@ class ArenaService:
             request.seed if request.HasField("seed") else None,
             request_tag(request, self.limits),
         )
-        return pb.CreateTournamentResponse(tournament=tournament_message(tournament))
+        return convert.tournament_response(pb.CreateTournamentResponse, tournament)
 
     @unary
     async def GetTournament(self, request: pb.GetTournamentRequest, context: Any) -> pb.GetTournamentResponse:
         tournament = await self.arena.tournament(request.tournament_id)
-        return pb.GetTournamentResponse(tournament=tournament_message(tournament))
+        return convert.tournament_response(pb.GetTournamentResponse, tournament)
 
     @unary
     async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Any) -> pb.ListTournamentsResponse:
-        await self.arena.catch_up()
-        page, every = page_of(request), self.arena.log.tournaments
-        start = page.start(0)
-        ids = every[start : start + page.size]
-        next_token = PageRequest.next_token(start + len(ids), start + len(ids) < len(every))
-        tournaments = [tournament_message(await self.arena.tournament(i), whole=False) for i in ids]
-        return pb.ListTournamentsResponse(tournaments=tournaments, next_page_token=next_token)
+        tournaments, next_token = await self.arena.listed_tournaments(page_of(request))
+        return convert.tournaments_page(tournaments, next_token)
 
     @unary
     async def VoidTournamentMatch(
@@ -221,19 +124,19 @@ class ArenaService:
         tournament = await self.arena.organiser.void(
             bearer_token(context), request.tournament_id, request.match_id, request.reason, request.rematch
         )
-        return pb.VoidTournamentMatchResponse(tournament=tournament_message(tournament))
+        return convert.tournament_response(pb.VoidTournamentMatchResponse, tournament)
 
     @unary
     async def VerifyTournament(self, request: pb.VerifyTournamentRequest, context: Any) -> pb.VerifyTournamentResponse:
         ok, problem, records, checked = await verify_tournament(self.arena, request.tournament_id)
-        return pb.VerifyTournamentResponse(ok=ok, problem=problem, checked_records=records, checked_matches=checked)
+        return convert.verify_tournament_response(ok, problem, records, checked)
 
     @unary
     async def VerifyServerStreams(
         self, request: pb.VerifyServerStreamsRequest, context: Any
     ) -> pb.VerifyServerStreamsResponse:
         reports = await verify_server_streams(self.arena, bearer_token(context), request.identities, request.arena)
-        return pb.VerifyServerStreamsResponse(streams=[pb.StreamCheck(**report) for report in reports])
+        return convert.stream_checks(reports)
 
     @unary
     async def Leaderboard(self, request: pb.LeaderboardRequest, context: Any) -> pb.LeaderboardResponse:
@@ -241,13 +144,7 @@ class ArenaService:
             raise BadRequest("game is required")
         await self.arena.catch_up()
         rows = self.arena.leaderboard(request.game)
-        return pb.LeaderboardResponse(
-            game=request.game,
-            ratings=[
-                pb.Rating(rank=rank, bot=r.bot, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, matches=r.matches)
-                for rank, r in enumerate(rows, start=1)
-            ],
-        )
+        return convert.leaderboard_response(request.game, rows)
 
     async def BotEvents(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         """The bot's notices after `after`, then each new one as it is written."""
@@ -299,7 +196,7 @@ class ArenaService:
                     break
                 try:
                     async with asyncio.timeout(limits.write_timeout):
-                        await context.write(notice_message(notice))
+                        await context.write(convert.notice_message(notice))
                 except TimeoutError:
                     return StreamEnd(
                         f"the client did not take notice {notice.position} within {limits.write_timeout:g} s "

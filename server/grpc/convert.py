@@ -17,7 +17,7 @@ from matchserver.v1 import matchserver_pb2 as pb
 from server.application.values import Accepted, Created, Joined, StateView, receipt_at
 from server.catalog import Summary
 from server.errors import BadRequest
-from server.identities import HostKey
+from server.hostkeys import KeyView
 from server.records import Receipt, Record
 
 
@@ -181,10 +181,28 @@ def invite_response(invited: Joined) -> pb.InviteSeatResponse:
     )
 
 
-def host_key_message(key: HostKey, live_matches: int) -> pb.HostKey:
+def host_key_message(view: KeyView) -> pb.HostKey:
+    key = view.key
     return pb.HostKey(
-        key_id=key.key_id, name=key.name, created_at=key.created_at, revoked=key.revoked, live_matches=live_matches
+        key_id=key.key_id, name=key.name, created_at=key.created_at, revoked=key.revoked, live_matches=view.live_matches
     )
+
+
+KeyResponse = typing.TypeVar("KeyResponse", pb.CreateHostKeyResponse, pb.RevokeHostKeyResponse)
+
+
+def host_key_response(kind: type[KeyResponse], view: KeyView, secret: str | None = None) -> KeyResponse:
+    if secret is None:
+        return kind(key=host_key_message(view))
+    return kind(key=host_key_message(view), host_key=secret)  # type: ignore[call-arg]
+
+
+def host_keys_response(views: list[KeyView]) -> pb.ListHostKeysResponse:
+    return pb.ListHostKeysResponse(keys=[host_key_message(view) for view in views])
+
+
+def matches_page(summaries: list[Summary], next_token: str) -> pb.ListMatchesResponse:
+    return pb.ListMatchesResponse(matches=[summary_message(s) for s in summaries], next_page_token=next_token)
 
 
 def viewer_name(viewer: Viewer) -> str:

@@ -87,20 +87,17 @@ class MatchService:
     async def CreateHostKey(self, request: pb.CreateHostKeyRequest, context: Any) -> pb.CreateHostKeyResponse:
         tag = request_tag(request, self.limits)
         key, secret = await self.hostkeys.create(bearer_token(context), request.name, tag)
-        return pb.CreateHostKeyResponse(key=await self._host_key(key), host_key=secret)
+        return convert.host_key_response(pb.CreateHostKeyResponse, key, secret)
 
     @unary
     async def ListHostKeys(self, request: pb.ListHostKeysRequest, context: Any) -> pb.ListHostKeysResponse:
         keys = await self.hostkeys.list(bearer_token(context))
-        return pb.ListHostKeysResponse(keys=[await self._host_key(key) for key in keys])
+        return convert.host_keys_response(keys)
 
     @unary
     async def RevokeHostKey(self, request: pb.RevokeHostKeyRequest, context: Any) -> pb.RevokeHostKeyResponse:
         key = await self.hostkeys.revoke(bearer_token(context), request.key_id, request.reason)
-        return pb.RevokeHostKeyResponse(key=await self._host_key(key))
-
-    async def _host_key(self, key: Any) -> pb.HostKey:
-        return convert.host_key_message(key, await self.queries.unfinished_of(key.key_id))
+        return convert.host_key_response(pb.RevokeHostKeyResponse, key)
 
     @unary
     async def Submit(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
@@ -215,7 +212,7 @@ class MatchService:
     @unary
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
         matches, next_token = await self.queries.list_matches(bearer_token(context), page_of(request))
-        return pb.ListMatchesResponse(matches=[convert.summary_message(s) for s in matches], next_page_token=next_token)
+        return convert.matches_page(matches, next_token)
 
     async def Subscribe(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         """Stream a match's updates after from_version. A stream the server ends on purpose (a revoked

@@ -10,7 +10,7 @@ import pytest
 from engine import match as rules
 from engine.contract import Context, Viewer
 from engine.errors import InvalidConfig
-from server import envelope
+from server import decisions, envelope
 from server.envelope import Envelope, cause, evolve
 from server.errors import BadRequest, FailedPrecondition, PermissionDenied, ResourceExhausted, UnknownRecord
 from server.limits import Limits
@@ -47,9 +47,9 @@ def started() -> LiveMatch:
     live = given(created(waits=True))
     for seat in ("ann", "bob"):
         live.apply(
-            envelope.decide_join(live, seat, token_hash(f"seat-{seat}"), AT, invitation=None, by="host", reissue=False)
+            decisions.decide_join(live, seat, token_hash(f"seat-{seat}"), AT, invitation=None, by="host", reissue=False)
         )
-    for record in envelope.start_records(live, AT):
+    for record in decisions.start_records(live, AT):
         live.apply(record)
     return live
 
@@ -65,7 +65,7 @@ def _ctx(live: LiveMatch) -> Context:
 
 
 def host(live: LiveMatch, action: str, reason: str = "why", seconds: float = 0.0, now: float = AT) -> list[Record]:
-    return envelope.decide_host_action(live, action, "host", reason, seconds, now, LIMITS)
+    return decisions.decide_host_action(live, action, "host", reason, seconds, now, LIMITS)
 
 
 def test_an_unknown_record_kind_is_an_error_and_changes_nothing() -> None:
@@ -81,20 +81,20 @@ def test_an_unknown_record_kind_is_an_error_and_changes_nothing() -> None:
 def test_a_join_replaces_the_seats_token_and_a_claimed_seat_needs_reissue() -> None:
     live = started()
     with pytest.raises(FailedPrecondition, match="ann's seat is claimed; set reissue"):
-        envelope.decide_join(live, "ann", token_hash("new"), AT, invitation=None, by="host", reissue=False)
-    record = envelope.decide_join(live, "ann", token_hash("new"), AT, invitation=None, by="host", reissue=True)
+        decisions.decide_join(live, "ann", token_hash("new"), AT, invitation=None, by="host", reissue=False)
+    record = decisions.decide_join(live, "ann", token_hash("new"), AT, invitation=None, by="host", reissue=True)
     after = evolve(live.envelope, record, live.version + 1)
     assert after.tokens[token_hash("new")] == ("player", "ann")
     assert token_hash("seat-ann") not in after.tokens  # the old token stops working
     with pytest.raises(InvalidConfig, match="'cy' is not a seat"):
-        envelope.decide_join(live, "cy", token_hash("x"), AT, invitation=None, by="host", reissue=False)
+        decisions.decide_join(live, "cy", token_hash("x"), AT, invitation=None, by="host", reissue=False)
 
 
 def test_a_wrong_invitation_claims_no_seat() -> None:
     live = given(created(waits=True))
     with pytest.raises(PermissionDenied, match="does not claim ann's seat"):
-        envelope.decide_join(live, "ann", token_hash("t"), AT, invitation=token_hash("inv-bob"), by="", reissue=False)
-    record = envelope.decide_join(
+        decisions.decide_join(live, "ann", token_hash("t"), AT, invitation=token_hash("inv-bob"), by="", reissue=False)
+    record = decisions.decide_join(
         live, "ann", token_hash("t"), AT, invitation=token_hash("inv-ann"), by="", reissue=False
     )
     assert record["via"] == "invitation"
@@ -148,17 +148,17 @@ def test_start_opens_a_waiting_match_once() -> None:
 def test_a_rollback_returns_to_a_batch_end_and_pauses_there() -> None:
     live = started()
     with pytest.raises(FailedPrecondition, match="nothing to roll back"):
-        envelope.decide_rollback(given(created(waits=True)), 1, "why", "host", AT, reopen=False, new_seed=1)
+        decisions.decide_rollback(given(created(waits=True)), 1, "why", "host", AT, reopen=False, new_seed=1)
     picked(live, "ann", 3)
     mark = live.version
     picked(live, "bob", 1)  # resolves the round: a batch of several records
     with pytest.raises(BadRequest, match="a rollback needs a reason"):
-        envelope.decide_rollback(live, mark, " ", "host", AT, reopen=False, new_seed=1)
+        decisions.decide_rollback(live, mark, " ", "host", AT, reopen=False, new_seed=1)
     inside = live.version - 1
     if not live.is_batch_end(inside):
         with pytest.raises(BadRequest, match="nearest batch end before it"):
-            envelope.decide_rollback(live, inside, "why", "host", AT, reopen=False, new_seed=1)
-    record = envelope.decide_rollback(live, mark, "misread", "host", AT + 5, reopen=False, new_seed=1)
+            decisions.decide_rollback(live, inside, "why", "host", AT, reopen=False, new_seed=1)
+    record = decisions.decide_rollback(live, mark, "misread", "host", AT + 5, reopen=False, new_seed=1)
     assert record["paused"] is True and "seed" not in record
     live.apply(record)
     assert live.paused_at == float(live.records[mark - 1]["at"])
@@ -171,8 +171,8 @@ def test_a_finished_match_reopens_only_on_request_with_a_new_seed() -> None:
         picked(live, "bob", 1)
     to = live.started_version
     with pytest.raises(FailedPrecondition, match="fork it to explore"):
-        envelope.decide_rollback(live, to, "why", "host", AT, reopen=False, new_seed=99)
-    record = envelope.decide_rollback(live, to, "why", "host", AT, reopen=True, new_seed=99)
+        decisions.decide_rollback(live, to, "why", "host", AT, reopen=False, new_seed=99)
+    record = decisions.decide_rollback(live, to, "why", "host", AT, reopen=True, new_seed=99)
     assert record["reopen"] is True and record["seed"] == 99
     live.apply(record)
     assert live.seed == 99 and live.seeds[-1] == (live.version, 99)
@@ -200,8 +200,8 @@ def test_a_fork_starts_where_the_origin_stood_and_draws_anew_once_the_seed_was_p
         fork_of(given(created(waits=True)), 1)
 
 
-def fork_of(live: LiveMatch, at: int, max_forks: int = 20) -> envelope.Fork:
-    return envelope.decide_fork(
+def fork_of(live: LiveMatch, at: int, max_forks: int = 20) -> decisions.Fork:
+    return decisions.decide_fork(
         live,
         at,
         str(uuid.uuid4()),

@@ -20,6 +20,7 @@ import pytest
 from clients.client import MatchClient, Subscription
 from server.app import Settings
 from server.clock import ManualClock
+from server.notify import ListenerSettings
 from tests.conftest import postgres_url
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
@@ -42,6 +43,8 @@ def node(tmp_path: Path, url: str, clock: ManualClock) -> ServerThread:
         tick_interval=0.05,
         chain_key_file=str(key),
         refresh_every=POLL,
+        # A dropped listening connection is found and made again in a fraction of a second (not 10 s).
+        listener=ListenerSettings(ping_every=0.5, retry_first=0.05, retry_most=0.5),
     )
     return ServerThread(settings).start()
 
