@@ -33,6 +33,11 @@ class Aborted(ServerError):
     """A lost race or a stale expected version: nothing was written; reload and retry."""
 
 
+class Conflict(Aborted):
+    """Another node wrote to one of several streams written together first: nothing landed; read what was
+    missed and decide again (server/application/platform.py write_together)."""
+
+
 class BadRequest(ServerError):
     """A request that is malformed regardless of the game (missing field, bad JSON)."""
 

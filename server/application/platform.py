@@ -19,7 +19,7 @@ from server.application.queries import MatchQueries
 from server.bus import Appended, Bus
 from server.clock import Clock
 from server.envelope import cause, created_record, game_records
-from server.errors import Aborted, engine_step
+from server.errors import Conflict, engine_step
 from server.hostkeys import HostKeys
 from server.identities import MATCH_TERMS, SEAT_HOLDERS
 from server.limits import Limits, check_game_config, check_seat_names
@@ -29,10 +29,6 @@ from server.repository import LiveMatches
 from server.requests import RequestTag, Secrets
 from server.store import VersionConflict
 from server.streams import StreamRegistry
-
-
-class Conflict(Aborted):
-    """Another node wrote to one of the streams first: nothing landed; read what was missed, decide again."""
 
 
 class Platform:

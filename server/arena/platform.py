@@ -10,9 +10,9 @@ from typing import Any, Protocol
 
 from engine.contract import Json, Viewer
 from server.access import Access
-from server.application.platform import Conflict
 from server.bus import Bus
 from server.clock import Clock
+from server.errors import Conflict
 from server.limits import Limits
 from server.live import LiveMatch
 from server.records import ChainedLog, Record

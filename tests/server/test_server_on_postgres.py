@@ -77,6 +77,8 @@ def test_two_processes_on_one_store_see_each_others_matches_and_submissions(tmp_
     created = first.create("duel", ["ann", "bob"], seed=8)
     ann = first.join(created.match_id, "ann")
     bob = second.join(created.match_id, "bob")  # process two finds the match process one created
+    # Bob's join, the last seat, opened round 1 on process two: process one hears it before it streams on.
+    wait_until(lambda: first.state(created.match_id).status.phase == "round 1", "process one saw round 1 open")
     stream = first.subscribe(created.match_id, None, from_version=first.state(created.match_id).version)
     second.submit(created.match_id, bob, text="pick 3")  # written by process two...
     update = next(u for u in stream if u.event.kind == "game")  # ...streamed by process one
