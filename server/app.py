@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import os
@@ -19,7 +20,8 @@ from grpc_reflection.v1alpha import reflection
 from server import chainkey, ticker
 from server.access import HostQuotas
 from server.arena.pages import TournamentPages
-from server.arena.service import Arena, ArenaSettings
+from server.arena.service import Arena
+from server.arena.settings import ArenaSettings
 from server.clock import Clock
 from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, arena_handler
 from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
@@ -131,10 +133,8 @@ def admin_token(var_dir: str) -> str:
 
 async def cancelled_quietly(task: asyncio.Task[Any]) -> None:
     task.cancel()
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await task
-    except asyncio.CancelledError:
-        pass
 
 
 class CallCounter(grpc.aio.ServerInterceptor):
@@ -164,7 +164,7 @@ class CallCounter(grpc.aio.ServerInterceptor):
             finally:
                 self.in_flight -= 1
 
-        return handler._replace(unary_unary=counted)  # type: ignore[attr-defined]
+        return handler._replace(unary_unary=counted)
 
 
 @dataclass

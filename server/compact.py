@@ -14,6 +14,10 @@ from typing import Any, overload
 from server.identities import MATCH_TERMS, SEAT_HOLDERS
 from server.records import Record
 
+# Bytes a kept record costs beyond its JSON: the bytes object's header, its list slot, its per-version
+# entries in a live match (moves, pauses, batch starts). Measured by bench/memory.py against tracemalloc.
+RECORD_OVERHEAD = sys.getsizeof(b"") + 8 + 8 + 1 + 1
+REQUEST_BYTES = 160  # one entry of RequestVersions: its key string, the version, its slot
 DECODED_RECORDS = 8  # records kept decoded after a single read (the last batch, read by every stream)
 
 
@@ -27,7 +31,7 @@ class CompactRecords(Sequence[Record]):
     one at a time stay decoded (a write and every stream's update read the records just appended): treat
     a record read here as read-only, as it may be shared."""
 
-    __slots__ = ("_rows", "_bytes", "_decoded")
+    __slots__ = ("_bytes", "_decoded", "_rows")
 
     def __init__(self) -> None:
         self._rows: list[bytes] = []

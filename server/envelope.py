@@ -112,7 +112,7 @@ def _host_changes(envelope: Envelope, record: Record, version: int) -> dict[str,
 
 
 def created_record(
-    game: Game,
+    game: Game[Any, Any],
     players: Sequence[str],
     config: Mapping[str, Json],
     seed: int,

@@ -168,7 +168,7 @@ def check_numbers(value: Json, limits: Limits, where: str) -> None:
             check_numbers(item, limits, f"{where}[{index}]")
 
 
-def check_game_config(game: Game, config: Mapping[str, Json], limits: Limits) -> None:
+def check_game_config(game: Game[Any, Any], config: Mapping[str, Json], limits: Limits) -> None:
     """The game-specific bounds on a whole configuration (defaults merged with the overrides): the keys
     the game names as rounds, phase seconds and reserve seconds (engine/contract.py)."""
     check_numbers(dict(config), limits, "config")

@@ -16,7 +16,6 @@ a game record without a cause continues the batch; every other record is a batch
 
 from __future__ import annotations
 
-import sys
 import uuid
 from array import array
 from bisect import bisect_right
@@ -27,7 +26,7 @@ from typing import Any
 from engine.contract import Game, Status
 from engine.registry import get_game
 from server import envelope, waiting
-from server.compact import CompactRecords, Header, RequestVersions, deep_size, encode
+from server.compact import RECORD_OVERHEAD, REQUEST_BYTES, CompactRecords, Header, RequestVersions, deep_size, encode
 from server.envelope import Envelope, FromEnvelope, Token
 from server.identities import SEAT_HOLDERS
 from server.records import Record
@@ -43,15 +42,15 @@ RECENT_STATES = 8  # states computed lately (a stream catching up, a page of his
 # answer and every stream's update show the records just appended, each redacted with the state before
 # it, without a fold.
 TAIL_STATES = 16
-# Bytes a kept record costs beyond its JSON: the bytes object's header, its list slot, its per-version
-# entries (moves, pauses, batch starts). Measured by bench/memory.py against tracemalloc.
-_RECORD_OVERHEAD = sys.getsizeof(b"") + 8 + 8 + 1 + 1
-_REQUEST_BYTES = 160  # one entry of LiveMatch.requests: its key string, the version, its slot
 
 
 class LiveMatch:
     def __init__(
-        self, id: uuid.UUID, game: Game, snapshot_every: int = SNAPSHOT_EVERY, snapshot_bytes: int = SNAPSHOT_BYTES
+        self,
+        id: uuid.UUID,
+        game: Game[Any, Any],
+        snapshot_every: int = SNAPSHOT_EVERY,
+        snapshot_bytes: int = SNAPSHOT_BYTES,
     ) -> None:
         if snapshot_every < 1 or snapshot_bytes < 1:
             raise ValueError("snapshot_every and snapshot_bytes must be 1 or more")
@@ -319,8 +318,8 @@ class LiveMatch:
         requests): a cache's size function. Kept up to date as records are applied, so cheap to call."""
         kept = len(self._snapshots) + len(self._recent) + len(self._tail)
         states = kept * self._state_bytes + self._config_bytes
-        records = self.records.encoded_bytes + len(self.records) * _RECORD_OVERHEAD
-        return records + states + len(self.requests) * _REQUEST_BYTES
+        records = self.records.encoded_bytes + len(self.records) * RECORD_OVERHEAD
+        return records + states + len(self.requests) * REQUEST_BYTES
 
     def _measure_state(self) -> None:
         """Re-measure one state's size (states grow): at the 1st, 2nd, 4th, 8th... kept state, then every

@@ -107,4 +107,4 @@ def bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredenti
             f"cannot listen on {address}: the address is in use (another server?) or not on this machine{hint}",
             exit_code=1,
         )
-    return port
+    return int(port)

@@ -32,7 +32,7 @@ class LostRace(Aborted):
     """Another process appended to the match first: nothing was written; decide again on fresh state."""
 
 
-class Again(Exception):  # noqa: N818 (a signal, not an error: decide this write again)
+class Again(Exception):
     """Raised inside a retried attempt: decide it again on fresh state."""
 
 

@@ -13,7 +13,7 @@ from engine.contract import Game, Status
 class LiveMatch(Protocol):
     """What these rules read of a live match (server/live.py)."""
 
-    game: Game
+    game: Game[Any, Any]
 
     @property
     def header(self) -> Mapping[str, Any]: ...

@@ -171,7 +171,7 @@ class MatchCommands:
 
         async def act(live: LiveMatch) -> Joined:
             refuse_held_seats(live)
-            viewer, caller, again = await self.callers.as_host(live, token, tag)
+            _, caller, again = await self.callers.as_host(live, token, tag)
             secret = self.secrets.new(tag, str(live.id), "invited", player, caller)
             if again is not None:
                 return Joined(secret, again.version, receipt_at(live, again.version))

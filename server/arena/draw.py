@@ -79,7 +79,7 @@ def rotation(bots: Sequence[str], rounds: int, table_size: int, seed: int) -> li
     rng = random.Random(seed)
     tables = len(names) // table_size
     byes_per_round = len(names) - tables * table_size
-    meetings = {pair: 0 for pair in combinations(sorted(names), 2)}
+    meetings = dict.fromkeys(combinations(sorted(names), 2), 0)
     bye_counts = dict.fromkeys(names, 0)
     plan: list[Round] = []
     while len(plan) < rounds:
@@ -285,7 +285,7 @@ def _improve_by_swaps(groups: list[list[str]], may_sit_out: set[str], meetings: 
 def _assign_seat_positions(cycle: Cycle, names: list[str], table_size: int, rng: random.Random) -> None:
     """Reorder every table of a whole cycle into seat order (see rotation's step 2)."""
     table_list = [table for seated, _ in cycle for table in seated]
-    games = {bot: 0 for bot in names}
+    games = dict.fromkeys(names, 0)
     runs: list[list[tuple[str, int]]] = []  # per table, the (bot, run) of each of its bots
     for table in table_list:
         runs.append([(bot, games[bot] // table_size) for bot in table])

@@ -21,7 +21,7 @@ from server.hostkeys import KeyView
 from server.records import Receipt, Record
 
 
-def game_command(game: Game, typed: pb.GameCommand) -> Any:
+def game_command(game: Game[Any, Any], typed: pb.GameCommand) -> Any:
     """A typed protobuf command -> the game's command dataclass, matched by message and field names."""
     which = typed.WhichOneof("game")
     expected = game.wire_field
@@ -51,10 +51,10 @@ def _build(message: Message, by_name: dict[str, type]) -> Any:
     for field in dataclasses.fields(cls):
         hint = hints[field.name]
         optional, inner = _unwrap_optional(hint)
-        if optional and message.DESCRIPTOR.fields_by_name[field.name].has_presence:
-            if not message.HasField(field.name):
-                kwargs[field.name] = None
-                continue
+        has_presence = message.DESCRIPTOR.fields_by_name[field.name].has_presence
+        if optional and has_presence and not message.HasField(field.name):
+            kwargs[field.name] = None
+            continue
         kwargs[field.name] = _value(inner, getattr(message, field.name), by_name)
     try:
         return cls(**kwargs)

@@ -117,7 +117,7 @@ class MatchService:
         else:
             message = request.typed
 
-            def typed(game: Game) -> Any:  # converted through the game of the match the write loads
+            def typed(game: Game[Any, Any]) -> Any:  # converted through the game of the match the write loads
                 return convert.game_command(game, message)
 
         accepted = await self.commands.submit(

@@ -139,7 +139,7 @@ def request_tag(request: Message, limits: Limits) -> RequestTag | None:
     check_request_id(request_id, limits)
     body = type(request)()
     body.CopyFrom(request)
-    body.ClearField("request_id")  # type: ignore[arg-type]
+    body.ClearField("request_id")
     fingerprint = hashlib.sha256(body.SerializeToString(deterministic=True)).hexdigest()[:32]
     return RequestTag(request_id, fingerprint)
 
