@@ -2,7 +2,7 @@
 
 Holds the indexes a credential is looked up in (the admin token, the host keys of the identities stream,
 which match each token belongs to, which matches each host key created) and the per-key quotas. It
-decides; it never writes: server/matches.py appends what a decision needs.
+decides; it never writes: the application (server/application/) appends what a decision needs.
 """
 
 from __future__ import annotations

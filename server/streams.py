@@ -3,7 +3,7 @@
 Every stream registers with (match id, credential digest): the credential code ends the streams of a
 token it revokes (end_credential), shutdown ends them all (end_all), a match set aside because a stored
 record cannot be read ends its own (end_match). A stream the server ends on purpose tells the client
-where to resume (RESUME_FROM trailer); the handler in server/api.py sends it.
+where to resume (RESUME_FROM trailer); the handler in server/grpc/match_service.py sends it.
 No gRPC here: an end says whether the credential was revoked or the match's record was lost, and the
 handler picks the status code. The updates themselves are built once per viewer class and shared by
 the streams of that class (`updates`, server/fanout.py).

@@ -166,7 +166,7 @@ def passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
 
 def service_handler(service: Any, module: Any, name: str) -> grpc.GenericRpcHandler:
     """The method handlers of a service of `module` (generated code), built from its proto descriptor with
-    safe deserializers: MatchService here, ArenaService in server/arena/api.py."""
+    safe deserializers: MatchService (match_service.py) and ArenaService (arena_service.py)."""
     descriptor = module.DESCRIPTOR.services_by_name[name]
     handlers = {}
     for method in descriptor.methods:
