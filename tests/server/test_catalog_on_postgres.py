@@ -5,9 +5,13 @@ from __future__ import annotations
 import threading
 import uuid
 
+import pytest
+
 from server.catalog import Summary
 from server.store import EventStore
 from tests.conftest import postgres_url
+
+pytestmark = pytest.mark.postgres  # every test here needs a PostgreSQL (MATCHSERVER_TEST_POSTGRES)
 
 
 def summaries(ids: list[uuid.UUID], version: int) -> list[Summary]:
