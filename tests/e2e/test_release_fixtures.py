@@ -114,7 +114,7 @@ def test_a_stored_match_plays_on_and_its_unclaimed_seats_are_filled_by_invitatio
 def test_a_stored_release_hosts_bots_and_a_tournament_beside_its_old_matches(release: ServerThread) -> None:
     """Issue 16 adds record kinds (bot keys in the identities stream, the arena's and tournaments' own
     streams) and two keys of a match's created record; a store from before them has none, and gains them."""
-    from tests.arena.support import Arena
+    from tests.e2e.arena.support import Arena
 
     arena = Arena(release)
     try:

@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from matchserver.v1 import arena_pb2 as apb
-from tests.arena.support import Arena, auth
+from tests.e2e.arena.support import Arena, auth
 from tests.e2e.test_bad_input_never_internal import fill
 from tests.support.server import ServerThread
 

@@ -1,7 +1,7 @@
 """The arena over a real gRPC server: bot keys and seats, BotEvents, challenges, tournaments, corrections,
 verification and the leaderboard (issue 16). Matches are driven to their end by the organiser's
 ForcePhaseEnd (the game's defaults), so these tests need no bot processes; the tournament with real bot
-processes is tests/arena/test_tournament_of_bot_processes.py."""
+processes is tests/e2e/arena/test_tournament_of_bot_processes.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from server.app import Settings
 from server.arena.service import ArenaSettings
 from server.bus import Appended
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth, ranks_of, secret_terms_challenge
+from tests.e2e.arena.support import Arena, auth, ranks_of, secret_terms_challenge
 from tests.support import storefile
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until

@@ -19,11 +19,11 @@ from openskill.models import PlackettLuce
 from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth, ranks_of
+from tests.e2e.arena.support import Arena, auth, ranks_of
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ARENA_BOT = ROOT / "clients" / "examples" / "arena_bot.py"
 BOTS = ["ann", "bob", "cid", "dan", "eve"]
 PLAYED = 300.0  # a bound on a hang (three tournaments on two loaded cores), not a speed requirement
