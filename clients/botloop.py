@@ -233,7 +233,7 @@ def follow(
     """Read the bot's notices after `after` for good, resuming after the last one received whenever the
     stream ends (UNAVAILABLE, the resume trailer, a clean end). Returns the position of the notice
     `until` was true for; raises BotKeyRefused when the key stops working."""
-    position = after
+    position: int = after
     failures = 0
     while True:
         call = client.bot_events(bot_key, position)
@@ -328,7 +328,8 @@ def _json(text: str) -> dict[str, Any]:
 
 def _why(ended: Any) -> str:
     if isinstance(ended, grpc.RpcError):
-        return ended.details() or ended.code().name
+        why: str = ended.details() or ended.code().name
+        return why
     return "the server closed the stream"
 
 

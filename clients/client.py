@@ -228,7 +228,7 @@ class MatchClient:
         return list(reply.keys)
 
     def revoke_host_key(self, key_id: str, reason: str = "", token: str | None = None) -> pb.HostKey:
-        reply = self.stub.RevokeHostKey(
+        reply: pb.RevokeHostKeyResponse = self.stub.RevokeHostKey(
             pb.RevokeHostKeyRequest(key_id=key_id, reason=reason), metadata=self._host_auth(token), timeout=self.timeout
         )
         return reply.key
@@ -405,7 +405,9 @@ class MatchClient:
 
     def revoke_bot(self, name: str, reason: str, token: str | None = None) -> arena_pb.Bot:
         request = arena_pb.RevokeBotRequest(name=name, reason=reason)
-        reply = self.arena.RevokeBot(request, metadata=self._host_auth(token), timeout=self.timeout)
+        reply: arena_pb.RevokeBotResponse = self.arena.RevokeBot(
+            request, metadata=self._host_auth(token), timeout=self.timeout
+        )
         return reply.bot
 
     def create_challenge(
@@ -428,7 +430,7 @@ class MatchClient:
         self,
         game: str,
         bots: list[str],
-        format: str,  # noqa: A002 (the request's own word)
+        format: str,  # shadows the builtin: the request's own word
         games_per_pair: int = 0,
         rounds: int = 0,
         table_size: int = 0,
