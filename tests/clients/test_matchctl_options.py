@@ -124,7 +124,7 @@ def test_a_match_is_named_by_a_unique_prefix_of_eight_hex_digits(
 def test_every_subcommand_has_help_with_examples_and_the_overview_lists_games_and_bots(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    commands = sorted(cli.COMMANDS) + ["simulate", "token"]
+    commands = [*sorted(cli.COMMANDS), "simulate", "token"]
     for command in commands:
         with pytest.raises(SystemExit) as done:
             cli.main([command, "--help"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,17 +23,19 @@ SAVED_AT = "127.0.0.1:50917"  # the address the fixture script's server had, whi
 
 
 @pytest.fixture(params=RELEASES)
-def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServerThread:
+def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerThread]:
     source = FIXTURES / request.param
     shutil.copytree(source, tmp_path / "release")  # never the fixture itself: starting tightens and keys it
     (tmp_path / "release" / "release.name").write_text(request.param)
     server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "release" / "var"))).start()
-    request.addfinalizer(server.stop)
-    saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
-    credentials = tmp_path / "credentials.json"
-    credentials.write_text(json.dumps({server.address: saved[SAVED_AT]}))  # the same entries, this port
-    monkeypatch.setenv("MATCHCTL_CREDENTIALS", str(credentials))
-    return server
+    try:  # stopped even if the rest of the set-up fails
+        saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
+        credentials = tmp_path / "credentials.json"
+        credentials.write_text(json.dumps({server.address: saved[SAVED_AT]}))  # the same entries, this port
+        monkeypatch.setenv("MATCHCTL_CREDENTIALS", str(credentials))
+        yield server
+    finally:
+        server.stop()
 
 
 def matchctl(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

@@ -70,7 +70,7 @@ def test_a_transcript_replays_a_plain_rollback_but_refuses_a_match_reopened_with
     server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = server.client()
-    match_id, host, ann, bob = seat_duel(client, seed=8)
+    match_id, host, ann, _bob = seat_duel(client, seed=8)
     joined = client.state(match_id, host).version
     client.submit(match_id, ann, text="pick 3")
     client.rollback(match_id, host, joined, "ann mistyped")  # the same seed goes on: a transcript replays it

@@ -12,8 +12,8 @@ import pytest
 from matchserver.v1 import arena_pb2 as apb
 from server.arena.log import ARENA_STREAM
 from server.clock import ManualClock
-from tests.e2e.arena.support import Arena, auth
 from tests.conftest import postgres_url
+from tests.e2e.arena.support import Arena, auth
 from tests.server.test_two_nodes_postgres import node
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until

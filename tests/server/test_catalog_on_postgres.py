@@ -42,7 +42,7 @@ def test_two_nodes_projecting_the_same_matches_at_once_neither_deadlocks_nor_fai
         thread.join(120)
     try:
         assert failures == []
-        assert catalogs[0].versions(ids) == {m: 29 for m in ids}  # every summary at the newest version
+        assert catalogs[0].versions(ids) == dict.fromkeys(ids, 29)  # every summary at the newest version
         assert catalogs[1].position() == 29
     finally:
         for store in stores:

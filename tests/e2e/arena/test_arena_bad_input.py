@@ -39,9 +39,11 @@ def _call(
         else:
             channel.unary_unary(path)(request, metadata=metadata, timeout=10)
     except grpc.RpcError as exc:
-        assert exc.details() or exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED, (method, exc)
-        return exc.code()
-    return grpc.StatusCode.OK
+        error = exc
+    else:
+        return grpc.StatusCode.OK
+    assert error.details() or error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, (method, error)
+    return error.code()
 
 
 @pytest.mark.parametrize("method", [m.name for m in SERVICE.methods])
