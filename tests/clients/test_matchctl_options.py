@@ -43,6 +43,7 @@ def test_server_is_taken_before_or_after_the_subcommand_or_from_MATCHCTL_SERVER(
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_installed_command_prints_one_line_never_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "MATCHCTL_SERVER": f"127.0.0.1:{closed_port()}"}
     for argv, said in (

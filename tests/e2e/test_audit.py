@@ -188,6 +188,7 @@ def test_verify_all_exits_zero_when_everything_verifies(
     assert "identities: OK" in out and "arena: OK" in out  # the server's own streams too
 
 
+@pytest.mark.slow
 def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by_then(
     server: ServerThread,
 ) -> None:

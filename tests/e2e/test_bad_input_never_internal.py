@@ -55,6 +55,7 @@ def fill(message: Message, rng: random.Random, depth: int = 0) -> None:
                     setattr(message, field.name, value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(SEATS))
 def test_random_text_and_typed_commands_are_refused_cleanly(server: ServerThread, game: str) -> None:
     client = server.client()

@@ -142,6 +142,7 @@ def test_a_shared_update_never_reaches_another_viewer_class(server: ServerThread
     client.close()
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_taking_updates_holds_one_update_and_the_shared_ones_stay_bounded(
     tmp_path: Path,
 ) -> None:

@@ -21,6 +21,7 @@ from tests.conftest import make_server
 GAMES = ["last-gathering", "cookoff", "mining"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", GAMES)
 def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     game_name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -64,6 +64,7 @@ def follow(stream: Iterable[pb.SubscribeResponse], into: list[int]) -> None:
     assert code == grpc.StatusCode.CANCELLED  # by the test, at its end
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_signal_ends_every_stream_with_the_resume_trailer_and_exits_0(
     start: Callable[..., Server], signum: signal.Signals
@@ -119,6 +120,7 @@ class Player:
             client.close()
 
 
+@pytest.mark.slow
 def test_sigterm_during_load_keeps_every_acknowledged_write_and_exits_0(start: Callable[..., Server]) -> None:
     server = start()
     admin = server.admin_token()
@@ -152,6 +154,7 @@ def test_sigterm_during_load_keeps_every_acknowledged_write_and_exits_0(start: C
     client.close()
 
 
+@pytest.mark.slow
 def test_a_subscription_resumes_across_a_restart_on_the_same_port(start: Callable[..., Server]) -> None:
     server = start()
     admin = server.admin_token()
@@ -179,6 +182,7 @@ def test_a_subscription_resumes_across_a_restart_on_the_same_port(start: Callabl
     client.close()
 
 
+@pytest.mark.slow
 def test_a_second_server_cannot_take_a_port_in_use(start: Callable[..., Server], tmp_path: Path) -> None:
     """gRPC would share the port (SO_REUSEPORT) and clients would reach either server at random."""
     server = start()

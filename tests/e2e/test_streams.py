@@ -192,6 +192,7 @@ async def _refusals(server: ServerThread) -> int:
     return server.running.matches.streams.refused
 
 
+@pytest.mark.slow
 def test_a_stream_at_its_maximum_age_ends_with_the_trailer_and_the_client_resumes_without_gap_or_duplicate(
     start: Callable[[StreamLimits], ServerThread],
 ) -> None:
@@ -230,6 +231,7 @@ def test_a_stream_at_its_maximum_age_ends_with_the_trailer_and_the_client_resume
     client.close()
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_taking_updates_is_ended_with_the_trailer_and_resumes_from_it(
     start: Callable[[StreamLimits], ServerThread],
 ) -> None:

@@ -35,6 +35,7 @@ def slow_and_forgetful(bot: Bot, clock: ManualClock, rng: random.Random, forgets
     return wrapped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(SEATS))
 def test_a_server_match_written_as_a_transcript_replays_to_the_same_results(
     game: str, server: ServerThread, clock: ManualClock, capsys: pytest.CaptureFixture[str]

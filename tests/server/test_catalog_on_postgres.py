@@ -18,6 +18,7 @@ def summaries(ids: list[uuid.UUID], version: int) -> list[Summary]:
     return [Summary(m, "duel", ("ann", "bob"), version, "round 1", False, None, None, False, None) for m in ids]
 
 
+@pytest.mark.slow
 def test_two_nodes_projecting_the_same_matches_at_once_neither_deadlocks_nor_fails() -> None:
     url = postgres_url()
     stores = [EventStore(url), EventStore(url)]

@@ -46,7 +46,10 @@ def _call(
     return error.code()
 
 
-@pytest.mark.parametrize("method", [m.name for m in SERVICE.methods])
+# A stream (BotEvents) waits out its 0.5 s deadline on each request it lets through: about 3 s, so slow.
+@pytest.mark.parametrize(
+    "method", [pytest.param(m.name, marks=[pytest.mark.slow] if m.server_streaming else []) for m in SERVICE.methods]
+)
 def test_random_and_malformed_requests_get_a_clear_status(server: ServerThread, method: str) -> None:
     arena = Arena(server)
     try:

@@ -325,6 +325,7 @@ def test_verify_tournament_fails_on_an_edited_tournament_record(tmp_path: Path, 
         server.stop()
 
 
+@pytest.mark.slow
 def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(arena: Arena, server: ServerThread) -> None:
     """As after a crash between a match's last write and its arena record: the ticker's sweep finds the
     finished match in the catalog and records it, and the tournament goes on."""

@@ -155,6 +155,7 @@ def test_five_bot_processes_play_a_tournament_of_each_game_to_the_end(
     assert verified.checked_matches == len(tournament.matches), verified.problem
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_mid_tournament_is_played_by_defaults_and_the_tournament_finishes(
     server: ServerThread, arena: Arena, clock: ManualClock, tmp_path: Path
 ) -> None:
