@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GENERATED := matchserver/.generated
 
-.PHONY: run test test-under-load proto protocheck lint typecheck bench dist clean
+.PHONY: run test test-quick test-under-load proto protocheck lint typecheck bench dist clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ run: proto
 
 test: proto
 	$(PY) -m pytest
+
+# The inner loop: every test but those marked slow (a second or more) and the browser's (pyproject.toml's
+# markers). `make test`, which CI runs, still runs them all.
+test-quick: proto
+	$(PY) -m pytest -m "not slow and not browser"
 
 # The suite must pass on a busy machine: `make test` five times beside two busy loops, stopping at the
 # first failure; the loops are killed however it ends (the trap).

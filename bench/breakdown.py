@@ -18,8 +18,8 @@ import time
 
 from bench.figures import Figure, table
 from engine import registry
+from engine.fixtures import duel
 from server.app import Settings, start_server
-from tests.support import duel
 
 IN_FLIGHT = 8
 

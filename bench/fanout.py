@@ -9,7 +9,7 @@ Figures, each beside its ceiling measured in the same run:
 - the submitter's ack p50 with 200 watchers beside the same without any watcher.
 
 The server runs in its own process (spawned, like every watcher process), on a duel without an end (the
-fixture game of tests/support/duel.py, rounds never run out) so that it can be played for as long as the
+fixture game of engine/fixtures/duel.py, rounds never run out) so that it can be played for as long as the
 run lasts; the watchers are spectators.
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 
 from bench.figures import Figure, table
 from engine.contract import Context, Event, Status
-from tests.support.duel import Duel, DuelState
+from engine.fixtures.duel import Duel, DuelState
 
 RATE = 20.0  # submissions per second
 WATCHER_PROCESSES = 4

@@ -1,6 +1,6 @@
 """Memory of a live match, and StateAt at any version of a long one (`python -m bench.memory [--quick]`).
 
-Every match is a real bot match of the game (tests/support/bot_records.py), logged as the server logs it.
+Every match is a real bot match of the game (bench/bot_records.py), logged as the server logs it.
 Memory: tracemalloc around LiveMatch.from_records over the records as the store returns them (decoded
 from JSON), against the stored JSON (the sum of json.dumps of each record): the issue's goal is ≤ 2×.
 StateAt: LiveMatch.state_at at random versions of a ~20k-record mining match (mining games are made long
@@ -20,9 +20,9 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from bench.bot_records import bot_match_records
 from bench.figures import Figure, table
 from server.live import LiveMatch
-from tests.support.bot_records import bot_match_records
 
 # The longest matches the games allow (last-gathering and cookoff: their default rounds are their maximum
 # with the default tables); mining takes any number of rounds.

@@ -38,7 +38,7 @@ from clients.client import MatchClient, Subscription
 DSN = os.environ.get("MATCHSERVER_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test")
 # The server program with the duel fixture game registered (the real `matchserver` knows only real games).
 SERVER = (
-    "import sys; from engine import registry; from tests.support import duel; registry.register(duel.GAME); "
+    "import sys; from engine import registry; from engine.fixtures import duel; registry.register(duel.GAME); "
     "from server.main import main; main(sys.argv[1:])"
 )
 ROUNDS = 3  # a duel match: 3 rounds, 2 submissions each

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 from engine import registry
+from engine.fixtures import duel
 from server.main import main
-from tests.support import duel
 
 if __name__ == "__main__":
     registry.register(duel.GAME)  # type: ignore[arg-type]  # a fixture game: a tuple of one command type

@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from clients.client import RESUME_FROM, MatchClient, Subscription
+from clients.client import MatchClient, Subscription, resume_trailer
 from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
 
@@ -64,15 +64,6 @@ def current_match() -> str:
 def owes(status: pb.Status, seat: str) -> bool:
     """Whether the seat must submit now: awaited, nothing in yet for this phase, the match not over."""
     return not status.finished and seat in status.awaiting and seat not in status.submitted
-
-
-def resume_trailer(ended: Any) -> int | None:
-    """The `matchserver-resume-from` trailer of a stream the server ended on purpose (an RpcError, or a
-    call that ended cleanly), if it sent one: the last position it sent."""
-    for key, value in ended.trailing_metadata() or ():
-        if key == RESUME_FROM:
-            return int(value)
-    return None
 
 
 def pause_before(failures: int) -> float:
@@ -242,7 +233,7 @@ def follow(
     """Read the bot's notices after `after` for good, resuming after the last one received whenever the
     stream ends (UNAVAILABLE, the resume trailer, a clean end). Returns the position of the notice
     `until` was true for; raises BotKeyRefused when the key stops working."""
-    position = after
+    position: int = after
     failures = 0
     while True:
         call = client.bot_events(bot_key, position)
@@ -337,7 +328,8 @@ def _json(text: str) -> dict[str, Any]:
 
 def _why(ended: Any) -> str:
     if isinstance(ended, grpc.RpcError):
-        return ended.details() or ended.code().name
+        why: str = ended.details() or ended.code().name
+        return why
     return "the server closed the stream"
 
 

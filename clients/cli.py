@@ -49,6 +49,7 @@ from clients.credentials import Credentials, server_key
 from clients.play import BotSeat, play
 from engine.errors import GameError
 from engine.registry import get_game, shipped
+from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
 
 ARENA_COMMANDS = ("bot", "challenge", "tournament", "leaderboard")
@@ -558,14 +559,9 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
             failures += not stream.ok
             if args.json:
                 streams.append(as_json(stream))
-            elif stream.ok:
-                print(f"{stream.name}: OK, {stream.version} records, keyed chain holds", flush=True)
             else:
-                print(f"{stream.name}: BROKEN at record {stream.first_bad_version}: {stream.problem}", flush=True)
-    if args.all:
-        ids = [match.match_id for match in client.list_matches()]
-    else:
-        ids = [args.match] if args.match else []
+                _print_stream_check(stream)
+    ids = [match.match_id for match in client.list_matches()] if args.all else [args.match] if args.match else []
     for index, match_id in enumerate(cli_show.progress(ids, "verifying"), start=1):
         token = _token(args, creds, match_id, client)
         kept = [pb.Receipt(**receipt) for receipt in creds.receipts(args.server, match_id)] if args.receipts else []
@@ -576,32 +572,46 @@ def cmd_verify(args: argparse.Namespace, client: MatchClient, creds: Credentials
             continue
         prefix = f"[{index}/{len(ids)}] {match_id}"
         if report.ok:
-            held = f", {report.receipts_checked} receipts held" if args.receipts else ""
-            unkeyed = f"; unkeyed up to v{report.unkeyed_until}" if report.unkeyed_until else ""
-            rules = ""
-            if report.recorded_rules_version != report.current_rules_version:  # re-decided under its own rules
-                rules = f"; under rules version {report.recorded_rules_version} (now {report.current_rules_version})"
-            print(
-                f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records{held})"
-                f"{unkeyed}{rules}",
-                flush=True,
-            )
+            _print_verified(prefix, report, args.receipts)
             if args.receipts and not kept:
                 print(f"    no receipts kept for this match in {creds.path}: only the chain was checked")
             continue
         failures += 1
-        print(f"{prefix}: DIFFERS at version {report.first_bad_version}: {report.problem}")
-        print(f"    rules version recorded {report.recorded_rules_version}, now {report.current_rules_version}")
-        if report.recorded_json:
-            print(f"    recorded:   {report.recorded_json}")
-        if report.recomputed_json:
-            print(f"    recomputed: {report.recomputed_json}")
+        _print_differs(prefix, report)
     if args.json:
         document: dict[str, Any] = {"ok": failures == 0, "reports": reports}
         if streams:
             document["streams"] = streams
         _print_json(document)
     return 0 if failures == 0 else 1
+
+
+def _print_stream_check(stream: arena_pb.StreamCheck) -> None:
+    if stream.ok:
+        print(f"{stream.name}: OK, {stream.version} records, keyed chain holds", flush=True)
+    else:
+        print(f"{stream.name}: BROKEN at record {stream.first_bad_version}: {stream.problem}", flush=True)
+
+
+def _print_verified(prefix: str, report: pb.VerifyResponse, receipts: bool) -> None:
+    held = f", {report.receipts_checked} receipts held" if receipts else ""
+    unkeyed = f"; unkeyed up to v{report.unkeyed_until}" if report.unkeyed_until else ""
+    rules = ""
+    if report.recorded_rules_version != report.current_rules_version:  # re-decided under its own rules
+        rules = f"; under rules version {report.recorded_rules_version} (now {report.current_rules_version})"
+    print(
+        f"{prefix}: OK ({report.checked_batches} decisions re-run, {report.version} records{held}){unkeyed}{rules}",
+        flush=True,
+    )
+
+
+def _print_differs(prefix: str, report: pb.VerifyResponse) -> None:
+    print(f"{prefix}: DIFFERS at version {report.first_bad_version}: {report.problem}")
+    print(f"    rules version recorded {report.recorded_rules_version}, now {report.current_rules_version}")
+    if report.recorded_json:
+        print(f"    recorded:   {report.recorded_json}")
+    if report.recomputed_json:
+        print(f"    recomputed: {report.recomputed_json}")
 
 
 def cmd_host_action(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:

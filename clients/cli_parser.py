@@ -115,7 +115,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     _common_options(common, top=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, help: str) -> argparse.ArgumentParser:  # noqa: A002 (argparse's own word)
+    def add(name: str, help: str) -> argparse.ArgumentParser:  # `help` shadows the builtin: argparse's own word
         return sub.add_parser(
             name,
             help=help,

@@ -272,7 +272,7 @@ def _lg_grid(board: Sequence[Any]) -> list[str]:
             sheep = f" {tile['sheep']}" if tile.get("sheep") else ""
             cells.append(f"{TILE_SYMBOLS.get(str(tile.get('kind')), '?')}{tile.get('rotation', 0)}{sheep}")
         rows.append(f"  {row}  " + "".join(f"{cell:<9}" for cell in cells).rstrip())
-    return rows + ["  (- end, I straight, L bend, T junction, + cross; rotation clockwise; a letter: sheep)"]
+    return [*rows, "  (- end, I straight, L bend, T junction, + cross; rotation clockwise; a letter: sheep)"]
 
 
 def mining_board(view: Mapping[str, Any], me: str | None) -> list[str]:
@@ -388,9 +388,10 @@ def _offsets(text: str, start: float) -> str:
 
 # The arena (matchctl bot, tournament, leaderboard): tables of bots, standings, matches and ratings.
 
-NUMBERS = frozenset("rank points played wins byes generation # round bots finished ordinal matches".split()) | {
-    "mu ± sigma"
-}
+NUMBERS = frozenset(
+    {"rank", "points", "played", "wins", "byes", "generation", "#", "round", "bots", "finished", "ordinal"}
+    | {"matches", "mu ± sigma"}
+)
 
 
 def _table(title: str | None, headings: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:

@@ -228,7 +228,7 @@ class MatchClient:
         return list(reply.keys)
 
     def revoke_host_key(self, key_id: str, reason: str = "", token: str | None = None) -> pb.HostKey:
-        reply = self.stub.RevokeHostKey(
+        reply: pb.RevokeHostKeyResponse = self.stub.RevokeHostKey(
             pb.RevokeHostKeyRequest(key_id=key_id, reason=reason), metadata=self._host_auth(token), timeout=self.timeout
         )
         return reply.key
@@ -405,7 +405,9 @@ class MatchClient:
 
     def revoke_bot(self, name: str, reason: str, token: str | None = None) -> arena_pb.Bot:
         request = arena_pb.RevokeBotRequest(name=name, reason=reason)
-        reply = self.arena.RevokeBot(request, metadata=self._host_auth(token), timeout=self.timeout)
+        reply: arena_pb.RevokeBotResponse = self.arena.RevokeBot(
+            request, metadata=self._host_auth(token), timeout=self.timeout
+        )
         return reply.bot
 
     def create_challenge(
@@ -428,7 +430,7 @@ class MatchClient:
         self,
         game: str,
         bots: list[str],
-        format: str,  # noqa: A002 (the request's own word)
+        format: str,  # shadows the builtin: the request's own word
         games_per_pair: int = 0,
         rounds: int = 0,
         table_size: int = 0,
@@ -574,7 +576,7 @@ class Subscription:
                 if self._cancelled or exc.code() != grpc.StatusCode.UNAVAILABLE or failures >= self.attempts:
                     raise
                 # An end with the trailer came from a live server (shutdown, age, slow reader): not a failure.
-                failures = 0 if _resume_trailer(exc) is not None else failures + 1
+                failures = 0 if resume_trailer(exc) is not None else failures + 1
                 self._call = None
                 self._resume(exc, failures)
                 continue
@@ -598,7 +600,7 @@ class Subscription:
         """Where to subscribe again: the last version received, else the server's trailer, else the start."""
         if self.last_seen is not None:
             return self.last_seen
-        trailer = _resume_trailer(ended) if ended is not None else None
+        trailer = resume_trailer(ended) if ended is not None else None
         return self.from_version if trailer is None else trailer
 
     def _open(self) -> Any:
@@ -617,7 +619,9 @@ class Subscription:
             self.on_resume(self.from_version, ended.details() or ended.code().name)
 
 
-def _resume_trailer(ended: grpc.RpcError) -> int | None:
+def resume_trailer(ended: Any) -> int | None:
+    """The `matchserver-resume-from` trailer of a stream the server ended on purpose (an RpcError, or a
+    call that ended cleanly), if it sent one: the last position it sent."""
     for key, value in ended.trailing_metadata() or ():
         if key == RESUME_FROM:
             return int(value)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from engine import registry
+from engine.fixtures import duel
 from server.app import Settings
 from server.clock import ManualClock
-from tests.support import duel
 from tests.support.server import ServerThread
 
 registry.register(duel.GAME)

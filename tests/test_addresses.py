@@ -38,14 +38,14 @@ HOSTS = [
 ]
 
 
-@pytest.mark.parametrize("host, loopback", HOSTS)
+@pytest.mark.parametrize(("host", "loopback"), HOSTS)
 def test_the_server_and_the_client_library_agree_on_what_is_loopback(host: str, loopback: bool) -> None:
     assert startup.is_loopback_host(host) is loopback
     assert client_module.is_loopback_host(host) is loopback
 
 
 @pytest.mark.parametrize(
-    "address, host",
+    ("address", "host"),
     [
         ("127.0.0.1:50051", "127.0.0.1"),
         ("[::1]:50051", "::1"),
@@ -60,7 +60,7 @@ def test_the_host_of_a_listen_address(address: str, host: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "target, loopback",
+    ("target", "loopback"),
     [
         ("127.0.0.1:50051", True),
         ("localhost:50051", True),
@@ -107,7 +107,7 @@ def test_start_server_refuses_before_touching_the_data_folder(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    "cert, key, problem",
+    ("cert", "key", "problem"),
     [
         ("cert.pem", "", "both --tls-cert FILE and --tls-key FILE"),
         ("missing.pem", "key.pem", "cannot read --tls-cert"),
@@ -146,21 +146,19 @@ REMOTE = "198.51.100.7:50051"
     ],
 )
 def test_the_client_library_refuses_to_send_a_token_in_clear_to_a_remote_address(call: object) -> None:
-    with MatchClient(REMOTE, timeout=5) as client:
-        with pytest.raises(CleartextCredentialError) as refused:
-            call(client)  # type: ignore[operator]
+    with MatchClient(REMOTE, timeout=5) as client, pytest.raises(CleartextCredentialError) as refused:
+        call(client)  # type: ignore[operator]
     message = str(refused.value)
     assert REMOTE in message and "tls=True" in message and "insecure=True" in message
     assert "secret" not in message
 
 
 def test_insecure_lets_a_token_go_in_clear_and_tls_needs_no_permission() -> None:
-    with MatchClient(REMOTE, timeout=0.5, insecure=True) as client:
-        with pytest.raises(grpc.RpcError):  # sent: nothing answers there
-            client.state("m", "secret")
-    with MatchClient(REMOTE, timeout=0.5, tls=True) as client:
-        with pytest.raises(grpc.RpcError):
-            client.state("m", "secret")
+    # Sent: nothing answers there.
+    with MatchClient(REMOTE, timeout=0.5, insecure=True) as client, pytest.raises(grpc.RpcError):
+        client.state("m", "secret")
+    with MatchClient(REMOTE, timeout=0.5, tls=True) as client, pytest.raises(grpc.RpcError):
+        client.state("m", "secret")
 
 
 def test_matchctl_refuses_too_and_names_its_flags(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import uuid
+from typing import Any
 
 import grpc
 
@@ -26,7 +27,7 @@ SQUARES = [c + r for c in "CBDAE" for r in "32415"]  # the middle of the pot fir
 NOTHING = {"sabotage": "I will not sabotage.", "moves": "I will not move any berries."}
 
 
-def choose(view: dict, me: str) -> str:
+def choose(view: dict[str, Any], me: str) -> str:
     seat, phase = view["players"][me], view["phase"]
     if phase == "gathering":  # each tree's berries are shared among the harvesters sent to it
         trees = sorted(view["trees"], key=lambda t: -t["quantity"])[: view["limits"]["harvesters"]]

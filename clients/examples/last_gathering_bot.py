@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import uuid
+from typing import Any
 
 import grpc
 
@@ -23,7 +24,7 @@ from matchserver.v1 import matchserver_pb2 as pb
 from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
 
 
-def choose(view: dict, me: str) -> str:
+def choose(view: dict[str, Any], me: str) -> str:
     you = view["you"]
     orders = []
     if "frame_bid" in you["must_submit"]:
@@ -32,7 +33,7 @@ def choose(view: dict, me: str) -> str:
         orders.append(f"bid 0 {view['available_kinds'][0]}")
     if "placement" in you["must_submit"]:
         orders.append(f"place {you['empty_spots'][0]} rotate 0")
-    return "; ".join(orders + ["end early"])
+    return "; ".join([*orders, "end early"])
 
 
 def owes(status: pb.Status, me: str) -> bool:

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import uuid
+from typing import Any
 
 import grpc
 
@@ -22,11 +23,11 @@ from matchserver.v1 import matchserver_pb2 as pb
 from matchserver.v1 import matchserver_pb2_grpc as pb_grpc
 
 
-def worth(space: dict) -> int:
-    return 3 * space["pile"]["gold"] + sum(space["pile"][c] for c in "rbyg")
+def worth(space: dict[str, Any]) -> int:
+    return int(3 * space["pile"]["gold"] + sum(space["pile"][c] for c in "rbyg"))
 
 
-def choose(view: dict, me: str) -> str:
+def choose(view: dict[str, Any], me: str) -> str:
     spaces = view["spaces"]
     if view["stage"] == "setup":  # five different spaces, richest first
         best = sorted(spaces, key=worth, reverse=True)[:5]

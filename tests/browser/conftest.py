@@ -102,3 +102,11 @@ def rolled_back(played: tuple[ServerThread, dict[str, str]], tmp_path_factory: p
     page = tmp_path_factory.mktemp("rolled") / "rolled-back.html"
     page.write_text(matchctl(server, "replay", match_id, "--as", "spectator"), encoding="utf-8")
     return page
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test in this folder drives the browser: `-m "not browser"` leaves them out."""
+    folder = Path(__file__).parent
+    for item in items:
+        if folder in item.path.parents:
+            item.add_marker(pytest.mark.browser)

@@ -35,7 +35,7 @@ def test_each_game_is_drawn_and_a_screenshot_is_kept(page: Any, replays: dict[st
     assert page.locator("#picture .legend text").count() >= 2, "every game's picture has a legend"
     data = data_of(replays[game].read_text())
     expected = unpack(data["fragments"], data["pictures"])
-    sample = list(range(0, len(expected), 7)) + [len(expected) - 1]
+    sample = [*range(0, len(expected), 7), len(expected) - 1]
     decoded = page.evaluate(f"{sample}.map(i => pictures[i].map(n => fragments[n]).join(''))")
     assert decoded == [expected[i] for i in sample], "the page unpacks the pictures as replay_pack does"
 
@@ -109,7 +109,7 @@ def test_jump_lists_rounds_and_phases(page: Any, replays: dict[str, Path]) -> No
     page.wait_for_selector("#picture svg")
     options = page.eval_on_selector_all("#jump option", "os => os.map(o => [o.textContent, o.value])")
     assert len(options) > 3 and any(text.startswith("round 2") for text, _ in options)
-    text, value = next(option for option in options if option[0].startswith("round 2"))
+    _text, value = next(option for option in options if option[0].startswith("round 2"))
     page.select_option("#jump", value)
     page.wait_for_function(f"document.body.dataset.step === '{value}'")
 

@@ -17,8 +17,8 @@ import pictures
 from matchserver.v1 import arena_pb2 as apb
 from pictures.standings import sections, tournament_html
 from server.streams import StreamLimits
-from tests.arena.support import Arena, auth
 from tests.browser.conftest import SCREENSHOTS
+from tests.e2e.arena.support import Arena, auth
 from tests.support.live_http import EventStream, get, port, start
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until

@@ -198,7 +198,7 @@ def test_set_up_and_a_loss_on_time_render() -> None:
     view = GAME.view(GAME.initial_state(cfg, 1), Viewer.spectator())
     root = parse(render_svg(view))
     assert len(with_class(root, "square")) == 50 and not with_class(root, "tree")
-    cfg["times"] = {k: 1 for k in cfg["times"]}
+    cfg["times"] = dict.fromkeys(cfg["times"], 1)
     cfg["reserve"] = 1
     m = LocalMatch(GAME, cfg, 2)
     m.advance(100)

@@ -108,6 +108,7 @@ def test_every_few_events_of_a_bot_match_renders_for_a_spectator_a_player_and_th
     assert phases == {"frames", "steps", "over"} and rendered > 40
 
 
+@pytest.mark.slow
 def test_six_players_are_drawn_in_two_rows_of_boards() -> None:
     players = ("A", "B", "C", "D", "E", "F")
     match = new_match(players, seed=8)
@@ -163,6 +164,7 @@ def test_frames_tiles_sheep_and_the_last_auction_are_drawn_from_the_view() -> No
         assert not with_class(board, "lake")
 
 
+@pytest.mark.slow
 def test_the_finished_picture_has_one_lake_per_board_the_scores_ranks_and_shaded_regions() -> None:
     match = new_match(seed=4)
     bots: dict[str, Bot] = dict.fromkeys(PLAYERS, greedy_bot)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from clients.cli_parser import build_parser
 from tests.clients.matchctl_cli import matchctl
 from tests.support.server import ServerThread
@@ -63,6 +65,7 @@ STEPS: list[tuple[str, Step]] = [
 ]
 
 
+@pytest.mark.slow
 def test_every_command_with_json_prints_one_json_document(server: ServerThread, tmp_path: Path) -> None:
     assert {command for command, _ in STEPS} == subcommands()  # a new command needs its case here
     seen: dict[str, Any] = {"admin": server.admin_token}

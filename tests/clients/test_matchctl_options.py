@@ -43,6 +43,7 @@ def test_server_is_taken_before_or_after_the_subcommand_or_from_MATCHCTL_SERVER(
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_installed_command_prints_one_line_never_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "MATCHCTL_SERVER": f"127.0.0.1:{closed_port()}"}
     for argv, said in (
@@ -124,7 +125,7 @@ def test_a_match_is_named_by_a_unique_prefix_of_eight_hex_digits(
 def test_every_subcommand_has_help_with_examples_and_the_overview_lists_games_and_bots(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    commands = sorted(cli.COMMANDS) + ["simulate", "token"]
+    commands = [*sorted(cli.COMMANDS), "simulate", "token"]
     for command in commands:
         with pytest.raises(SystemExit) as done:
             cli.main([command, "--help"])

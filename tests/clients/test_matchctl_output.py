@@ -93,6 +93,7 @@ def test_the_results_table_says_yes_and_no(played: dict[str, str]) -> None:
     assert " yes " in table and " no " in table  # mining's elimination_candidate column
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_gets_no_broken_pipe_message(tmp_path: Path) -> None:
     """`matchctl history MATCH --json | head -c 100`: a whole mining match is far longer than a pipe holds,
     so matchctl writes on after head has gone."""

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import make_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,7 @@ def readme_lines() -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_the_readme_examples_run_in_order_on_a_fresh_server(tmp_path: Path) -> None:
     server = make_server(tmp_path / "server-data")
     work = tmp_path / "work"

@@ -33,6 +33,7 @@ def owes(status: object, seat: str) -> bool:
     return not status.finished and seat in status.awaiting and seat not in status.submitted  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", registry.available())
 def test_state_as_each_seat_answers_a_board_in_every_phase_of_every_game(server: ServerThread, game: str) -> None:
     """The match is played by the game's example bots (the host ends a phase where no bot has more to

@@ -25,7 +25,7 @@ def _ticks(server: ServerThread, count: int = 3) -> None:
     wait_until(lambda: matches.ticks >= start + count, f"{count} ticker passes")
 
 
-@pytest.mark.parametrize("game,players", [("cookoff", ["ann", "bob"]), ("mining", list("abcde"))])
+@pytest.mark.parametrize(("game", "players"), [("cookoff", ["ann", "bob"]), ("mining", list("abcde"))])
 def test_a_match_nobody_joined_waits_with_no_clock_running(
     server: ServerThread, clock: ManualClock, game: str, players: list[str]
 ) -> None:
@@ -38,8 +38,8 @@ def test_a_match_nobody_joined_waits_with_no_clock_running(
         assert state.status.phase.startswith("waiting for players")
         assert not state.status.finished and not state.status.HasField("deadline")
         assert state.version == 1  # only the created record: nothing was decided on time
+        token = client.join(created.match_id, players[0])
         with pytest.raises(grpc.RpcError) as refused:  # a seat cannot act before the start
-            token = client.join(created.match_id, players[0])
             client.submit(created.match_id, token, text="anything")
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert "has not started" in (refused.value.details() or "")

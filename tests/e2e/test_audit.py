@@ -188,6 +188,7 @@ def test_verify_all_exits_zero_when_everything_verifies(
     assert "identities: OK" in out and "arena: OK" in out  # the server's own streams too
 
 
+@pytest.mark.slow
 def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by_then(
     server: ServerThread,
 ) -> None:
@@ -222,7 +223,7 @@ def test_a_cookoff_players_view_at_any_version_shows_only_the_judges_revealed_by
 def test_a_rollback_cannot_reroll_the_dice_of_a_default(server: ServerThread) -> None:
     """Draws are keyed on the game events in force, so a host cannot fish for another random outcome."""
     client = server.client()
-    match_id, host, ann, bob = seat_duel(client, seed=21)
+    match_id, host, _ann, _bob = seat_duel(client, seed=21)
     before = client.state(match_id, host).version
     client.force_phase_end(match_id, host, "both away")
     first = [json.loads(e.json)["event"]["number"] for e in client.history(match_id, host) if e.type == "Defaulted"]

@@ -87,6 +87,7 @@ def test_one_audit_page_walks_at_most_max_audit_records_per_page_and_the_pages_h
         client.close()
 
 
+@pytest.mark.slow
 def test_a_first_view_of_a_long_match_is_drawn_in_chunks_the_loop_serves_others_between(
     limited: ServerThread,
 ) -> None:

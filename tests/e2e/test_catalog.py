@@ -8,6 +8,8 @@ import asyncio
 import uuid
 from pathlib import Path
 
+import pytest
+
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
 from server.clock import ManualClock
@@ -127,6 +129,7 @@ def test_records_appended_but_never_projected_are_caught_up_at_start(tmp_path: P
         server.stop()
 
 
+@pytest.mark.slow
 def test_live_matches_are_bounded_by_memory_and_an_evicted_match_is_read_again(tmp_path: Path) -> None:
     cache_mb = 0.1  # a few tens of duels
     settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), clock=ManualClock(), cache_mb=cache_mb)

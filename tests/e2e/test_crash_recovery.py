@@ -159,6 +159,7 @@ def processes() -> Iterator[list[ServerProcess]]:
             server.process.wait(WAIT)
 
 
+@pytest.mark.slow
 def test_kill_9_under_load_loses_no_acknowledged_write_and_applies_none_twice(
     tmp_path: Path, processes: list[ServerProcess], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -66,7 +66,7 @@ def test_mining_orders_missing_at_the_deadline_move_every_miner_one_space(
     wait_until(lambda: game_events(client, match_id, host, "round_resolved"), "the deadline applied")
     resolved = game_events(client, match_id, host, "round_resolved")[0]
     assert resolved["defaulted"] == ["b", "c", "d", "e"]  # MN-P1
-    assert resolved["orders"]["b"]["moves"] == {miner: 1 for miner in "bcpst"}
+    assert resolved["orders"]["b"]["moves"] == dict.fromkeys("bcpst", 1)
     assert resolved["orders"]["a"]["moves"]["s"] == 4
     assert client.verify(match_id, host).ok
 

@@ -142,6 +142,7 @@ def test_a_shared_update_never_reaches_another_viewer_class(server: ServerThread
     client.close()
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_taking_updates_holds_one_update_and_the_shared_ones_stay_bounded(
     tmp_path: Path,
 ) -> None:
@@ -189,7 +190,7 @@ def test_a_reader_that_stops_taking_updates_holds_one_update_and_the_shared_ones
 
 def test_a_quarantined_match_ends_its_streams_and_its_shared_updates_are_dropped(server: ServerThread) -> None:
     client = server.client()
-    damaged, host, ann, _ = seat_duel(client, seed=13)
+    damaged, host, _ann, _ = seat_duel(client, seed=13)
     healthy, *_ = seat_duel(client, seed=14)
     followers = [Follower(client, damaged, None), Follower(client, healthy, None)]
     follow_all(followers[:1], client.state(damaged).version)

@@ -21,6 +21,7 @@ from tests.conftest import make_server
 GAMES = shipped()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", GAMES)
 def test_bots_play_a_whole_match_over_grpc_that_survives_a_restart(
     game_name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -81,7 +82,8 @@ def test_typed_protobuf_commands_reach_each_game(tmp_path: Path) -> None:
     server = make_server(tmp_path, ManualClock())
     client = server.client()
     lg = client.create("last-gathering", ["a", "b", "c", "d"], seed=1)
-    token = [client.join(lg.match_id, seat) for seat in "abcd"][0]  # the match starts once every seat is claimed
+    tokens = [client.join(lg.match_id, seat) for seat in "abcd"]  # the match starts once every seat is claimed
+    token = tokens[0]
     typed = pb.GameCommand()
     typed.last_gathering.submit.frame_bid.frame = "F2"
     typed.last_gathering.submit.frame_bid.bid = 1
@@ -130,6 +132,6 @@ def test_the_cookoff_tree_schedule_never_reaches_a_player_through_history_or_aud
         assert "match_prepared" not in {event.type for event in client.history(created.match_id, token)}
         assert "match_prepared" not in {entry.type for entry in client.audit(created.match_id, token)}
         trees_now = {tree["berry"] for tree in client.state(created.match_id, token).view["trees"]}
-        later = [e for e in client.history(created.match_id, token) if "trees_revealed" == e.type]
+        later = [e for e in client.history(created.match_id, token) if e.type == "trees_revealed"]
         assert len(later) == 1 and trees_now  # only round 1's trees have been revealed
     server.stop()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from clients.client import MatchClient, channel_options
 from server.app import ConnectionLimits, Settings
 from server.startup import EXCLUSIVE_PORT_OPTIONS
@@ -26,6 +28,7 @@ def test_every_channel_option_the_server_and_the_client_pass_is_a_name_grpc_know
     assert sorted(set(passed) - known_names()) == []
 
 
+@pytest.mark.slow
 def test_an_idle_stream_lives_past_several_client_ping_intervals(tmp_path: Path) -> None:
     """The server allows a ping every 0.5 s, the client pings every 1 s: an idle stream must live through
     many pings (under the old option name, two strikes closed the connection within seconds)."""

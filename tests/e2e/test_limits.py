@@ -243,6 +243,7 @@ def test_error_details_never_echo_a_huge_input(server: ServerThread, client: Mat
         assert 0 < len(str(error.value.details())) <= 256
 
 
+@pytest.mark.slow
 def test_requests_for_unknown_ids_leave_no_memory_behind(server: ServerThread, client: MatchClient) -> None:
     match_id, host, ann = duel(client, server)  # one real match, so there is something to keep
     assert server.running is not None

@@ -44,10 +44,10 @@ def test_a_host_and_players_drive_a_match_from_the_command_line(
 def test_the_admin_token_under_var_lets_the_server_machine_act_as_host(
     server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    _, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
     match_id = out.strip()
     Path(cli.Credentials().path).unlink()  # forget the host token: only var/admin.token is left
-    code, out = run(capsys, server, "state", match_id, "--json")
+    _, out = run(capsys, server, "state", match_id, "--json")
     assert json.loads(out)["viewer"] == "host"
     assert run(capsys, server, "start", match_id, "--reason", "test")[0] == 0
     assert run(capsys, server, "end-phase", match_id, "--reason", "test")[0] == 0
@@ -68,13 +68,13 @@ def test_watch_follows_a_match_to_its_end(server: ServerThread, capsys: pytest.C
 
 
 def test_a_token_given_by_hand_is_kept_and_used(server: ServerThread, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
+    _, out = run(capsys, server, "create", "duel", "--players", "ann,bob")
     match_id = out.strip()
     host = cli.Credentials().host(server.address, match_id)
     assert host
     Path(cli.Credentials().path).unlink()
     assert run(capsys, server, "--var", "/nonexistent", "token", "host", match_id, host)[0] == 0
-    code, out = run(capsys, server, "--var", "/nonexistent", "state", match_id, "--json")
+    _, out = run(capsys, server, "--var", "/nonexistent", "state", match_id, "--json")
     assert json.loads(out)["viewer"] == "host"
 
 

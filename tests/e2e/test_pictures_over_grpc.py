@@ -21,6 +21,7 @@ def run(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) ->
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_pictures_and_a_replay_of_a_whole_match(
     game: str, server: ServerThread, capsys: pytest.CaptureFixture[str]

@@ -56,7 +56,7 @@ def test_reflection_describes_the_v1_contract_with_each_games_package(server: Se
 
 def test_every_error_class_has_its_status_and_appends_nothing(server: ServerThread) -> None:
     client = server.client()
-    match_id, host, ann, bob = seat_duel(client, seed=11)
+    match_id, host, ann, _bob = seat_duel(client, seed=11)
     before = client.state(match_id, host).version
     cases = {
         "unparseable text": (lambda: client.submit(match_id, ann, text="pick ten"), grpc.StatusCode.INVALID_ARGUMENT),
@@ -118,7 +118,7 @@ def test_a_malformed_protobuf_is_invalid_argument_not_internal(server: ServerThr
 
 def test_a_token_of_another_match_is_permission_denied(server: ServerThread) -> None:
     client = server.client()
-    first, _, ann, _ = seat_duel(client, seed=11)
+    _first, _, ann, _ = seat_duel(client, seed=11)
     second, _, _, _ = seat_duel(client, seed=11)
     code, _ = code_of(lambda: client.submit(second, ann, text="pick 1"))
     assert code == grpc.StatusCode.PERMISSION_DENIED
@@ -146,7 +146,7 @@ def test_sealed_picks_stay_hidden_in_views_history_and_streams(server: ServerThr
 
 def test_subscribe_streams_live_updates_and_resumes_from_a_version(server: ServerThread) -> None:
     client = server.client()
-    match_id, host, ann, bob = seat_duel(client, seed=11)
+    match_id, _host, ann, bob = seat_duel(client, seed=11)
     stream = client.subscribe(match_id, ann)
     seen = [next(stream).event.version for _ in range(4)]  # created, opened, 2 joins
     assert seen == [1, 2, 3, 4]
@@ -262,5 +262,5 @@ def test_results_are_sent_only_once_the_match_is_over(server: ServerThread) -> N
     for _ in range(2):
         client.force_phase_end(match_id, host, "away")
     final = client.state(match_id, bob)
-    assert final.status.finished and [row["player"] for row in final.results["results"]][0] in ("ann", "bob")
+    assert final.status.finished and final.results["results"][0]["player"] in ("ann", "bob")
     assert client.state(match_id, bob, at=final.version - 1).results == {}

@@ -8,7 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -16,13 +16,13 @@ import pytest
 
 from clients import cli
 from clients.client import RESUME_FROM
-from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
 from server.store import EventStore
 from tests.conftest import make_server
 from tests.support import storefile
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
+from tests.support.streams import ended
 
 
 def undecodable(path: Path, match_id: str, version: int) -> None:
@@ -133,20 +133,11 @@ def test_an_unusable_store_file_stops_the_server_and_stays_as_it_was(
     assert path.read_bytes() == before
 
 
-def stream_end(stream: Iterator[pb.SubscribeResponse]) -> tuple[list[int], grpc.RpcError]:
-    """Read a stream to its end: (versions received, the status it ended with)."""
-    versions: list[int] = []
-    with pytest.raises(grpc.RpcError) as info:
-        for update in stream:
-            versions.append(update.event.version)
-    return versions, info.value
-
-
 def test_a_match_quarantined_while_followed_ends_its_streams_with_data_loss_and_the_resume_trailer(
     server: ServerThread,
 ) -> None:
     client = server.client()
-    match_id, host, ann, bob = seat_duel(client, seed=5)
+    match_id, host, ann, _bob = seat_duel(client, seed=5)
     client.submit(match_id, ann, text="pick 1")
     other, _, other_ann, _ = seat_duel(client, seed=6)
     version = client.state(match_id, host).version
@@ -162,7 +153,7 @@ def test_a_match_quarantined_while_followed_ends_its_streams_with_data_loss_and_
     assert not client.verify(match_id, host).ok  # reads the store: the match is quarantined now
 
     for who, stream in streams.items():
-        versions, error = stream_end(stream)  # the resuming client raises DATA_LOSS: it cannot come back
+        versions, error = ended(stream)  # the resuming client raises DATA_LOSS: it cannot come back
         assert versions == [], who
         assert error.code() == grpc.StatusCode.DATA_LOSS, (who, error.code(), error.details())
         assert "version 3" in (error.details() or "") and match_id in (error.details() or ""), who

@@ -41,7 +41,7 @@ def test_every_write_answers_a_receipt_that_verify_proves(server: ServerThread) 
     fork = client.fork(match_id, host, replies[-1].version)
     receipts = [reply.receipt for reply in replies]
     assert [r.version for r in receipts] == [reply.version for reply in replies]
-    assert len({r.key_id for r in receipts + [fork.receipt]}) == 1 and receipts[0].key_id.startswith("k1-")
+    assert len({r.key_id for r in [*receipts, fork.receipt]}) == 1 and receipts[0].key_id.startswith("k1-")
     heads = [json.loads(event.json) for event in client.history(match_id, host)]
     assert "hash" not in heads[0]  # the history shows no hashes: a receipt comes only from a write
     report = client.verify(match_id, host, receipts)

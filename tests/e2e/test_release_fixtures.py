@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,17 +23,19 @@ SAVED_AT = "127.0.0.1:50917"  # the address the fixture script's server had, whi
 
 
 @pytest.fixture(params=RELEASES)
-def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServerThread:
+def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerThread]:
     source = FIXTURES / request.param
     shutil.copytree(source, tmp_path / "release")  # never the fixture itself: starting tightens and keys it
     (tmp_path / "release" / "release.name").write_text(request.param)
     server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "release" / "var"))).start()
-    request.addfinalizer(server.stop)
-    saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
-    credentials = tmp_path / "credentials.json"
-    credentials.write_text(json.dumps({server.address: saved[SAVED_AT]}))  # the same entries, this port
-    monkeypatch.setenv("MATCHCTL_CREDENTIALS", str(credentials))
-    return server
+    try:  # stopped even if the rest of the set-up fails
+        saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
+        credentials = tmp_path / "credentials.json"
+        credentials.write_text(json.dumps({server.address: saved[SAVED_AT]}))  # the same entries, this port
+        monkeypatch.setenv("MATCHCTL_CREDENTIALS", str(credentials))
+        yield server
+    finally:
+        server.stop()
 
 
 def matchctl(server: ServerThread, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -114,7 +117,7 @@ def test_a_stored_match_plays_on_and_its_unclaimed_seats_are_filled_by_invitatio
 def test_a_stored_release_hosts_bots_and_a_tournament_beside_its_old_matches(release: ServerThread) -> None:
     """Issue 16 adds record kinds (bot keys in the identities stream, the arena's and tournaments' own
     streams) and two keys of a match's created record; a store from before them has none, and gains them."""
-    from tests.arena.support import Arena
+    from tests.e2e.arena.support import Arena
 
     arena = Arena(release)
     try:

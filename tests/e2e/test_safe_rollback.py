@@ -227,7 +227,7 @@ def test_the_audit_trail_says_a_rollback_reopened_the_match_and_shows_its_seed_o
         lines = rollback_lines(token)
         assert lines[plain] == host_lines[plain]
         assert "reopened with a new seed (hidden until the match is over)" in lines[reopened_at][1]
-        everything = json.dumps([list(e.lines) + [e.input] for e in client.audit(match_id, token)])
+        everything = json.dumps([[*e.lines, e.input] for e in client.audit(match_id, token)])
         assert str(new_seed) not in everything
 
     client.host_action(match_id, host, "resume", "again")

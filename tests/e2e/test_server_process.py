@@ -34,6 +34,7 @@ def start(var: Path) -> tuple[subprocess.Popen[str], str]:
     return process, found.group(1)
 
 
+@pytest.mark.slow
 def test_the_server_process_serves_health_and_reflection_and_survives_kill_9(tmp_path: Path) -> None:
     process, address = start(tmp_path / "var")
     try:
@@ -67,6 +68,7 @@ def test_the_server_process_serves_health_and_reflection_and_survives_kill_9(tmp
         process.wait(10)
 
 
+@pytest.mark.slow
 def test_a_truncated_shm_file_stops_the_server_saying_why_and_a_restart_loses_nothing(tmp_path: Path) -> None:
     """SQLite memory-maps its -shm file: once it is cut short, the next write faults (SIGBUS) where no
     Python code can catch it. The server says why on stderr (every thread's stack), and a restart

@@ -18,7 +18,7 @@ from server.arena.log import ARENA_STREAM
 from server.clock import ManualClock
 from server.identities import IDENTITIES_STREAM
 from server.records import token_hash
-from tests.arena.support import Arena, auth
+from tests.e2e.arena.support import Arena, auth
 from tests.support import storefile
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until

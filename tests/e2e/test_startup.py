@@ -98,6 +98,7 @@ def test_a_public_address_is_served_with_tls_or_when_told(tmp_path: Path, childr
         assert serving(f"127.0.0.1:{child.port}")
 
 
+@pytest.mark.slow
 def test_a_second_server_on_a_taken_address_exits_1_naming_it(tmp_path: Path, children: list[Child]) -> None:
     first = Child(tmp_path / "first.log", "--address", "127.0.0.1:0", "--var", str(tmp_path / "first"))
     children.append(first)

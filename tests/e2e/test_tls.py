@@ -67,14 +67,15 @@ def test_matchctl_speaks_tls_with_ca(
 def test_clients_without_tls_or_trusting_another_authority_are_turned_away(
     tls_server: ServerThread, tmp_path: Path
 ) -> None:
-    with MatchClient(tls_server.address, timeout=10) as plaintext:
-        with pytest.raises(grpc.RpcError) as failed:
-            plaintext.list_matches()
+    with MatchClient(tls_server.address, timeout=10) as plaintext, pytest.raises(grpc.RpcError) as failed:
+        plaintext.list_matches()
     assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
     stranger = make_certificates(tmp_path / "other", authority="someone else's CA")
-    with MatchClient(tls_server.address, timeout=10, ca=stranger.ca) as untrusting:
-        with pytest.raises(grpc.RpcError) as failed:
-            untrusting.list_matches()
+    with (
+        MatchClient(tls_server.address, timeout=10, ca=stranger.ca) as untrusting,
+        pytest.raises(grpc.RpcError) as failed,
+    ):
+        untrusting.list_matches()
     assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
@@ -100,9 +101,8 @@ def test_a_token_is_not_sent_in_clear_to_a_non_loopback_address(tmp_path: Path) 
         with server.client() as local:
             created = local.create("duel", ["ann", "bob"])
             before = local.state(created.match_id, created.host_token).version
-            with MatchClient(remote) as careful:
-                with pytest.raises(CleartextCredentialError, match="--insecure"):
-                    careful.join(created.match_id, "ann", created.host_token)
+            with MatchClient(remote) as careful, pytest.raises(CleartextCredentialError, match="--insecure"):
+                careful.join(created.match_id, "ann", created.host_token)
             assert local.state(created.match_id, created.host_token).version == before  # nothing arrived
             with MatchClient(remote, insecure=True) as told:  # the same call, allowed: it does arrive
                 told.join(created.match_id, "ann", created.host_token)

@@ -35,6 +35,7 @@ def slow_and_forgetful(bot: Bot, clock: ManualClock, rng: random.Random, forgets
     return wrapped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(SEATS))
 def test_a_server_match_written_as_a_transcript_replays_to_the_same_results(
     game: str, server: ServerThread, clock: ManualClock, capsys: pytest.CaptureFixture[str]
@@ -70,7 +71,7 @@ def test_a_transcript_replays_a_plain_rollback_but_refuses_a_match_reopened_with
     server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = server.client()
-    match_id, host, ann, bob = seat_duel(client, seed=8)
+    match_id, host, ann, _bob = seat_duel(client, seed=8)
     joined = client.state(match_id, host).version
     client.submit(match_id, ann, text="pick 3")
     client.rollback(match_id, host, joined, "ann mistyped")  # the same seed goes on: a transcript replays it

@@ -85,7 +85,7 @@ def test_a_decimal_point_is_no_cut_and_a_final_stop_is_dropped() -> None:
 
     assert [r.order for r in read("move 4.", reader, "; ".join)] == ["move 4"]
     assert [r.order for r in read("move 4. move 5!", reader, "; ".join)] == ["move 4", "move 5"]
-    with pytest.raises(NotUnderstood, match="'move 4.5'"):
+    with pytest.raises(NotUnderstood, match=r"'move 4\.5'"):
         read("move 4.5", reader, "; ".join)
 
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from clients.credentials import Credentials
 from tests.kit.seats import PLAYERS, example_bot
 from tests.support.server import ServerThread
@@ -79,6 +81,7 @@ def run_shown(command: str, shown: str, env: dict[str, str]) -> subprocess.Compl
     return ran
 
 
+@pytest.mark.slow
 def test_every_console_command_of_bots_md_runs_and_prints_what_it_shows(server: ServerThread, tmp_path: Path) -> None:
     """The kit's commands as a bot author types them; ann's seat is the documented command, the other
     four seats are the same example bot run by the test."""
@@ -164,6 +167,7 @@ class ArenaBots:
         return "\n".join(parts)
 
 
+@pytest.mark.slow
 def test_the_arena_walkthrough_of_bots_md_runs_in_order_against_a_real_server(
     server: ServerThread, tmp_path: Path
 ) -> None:

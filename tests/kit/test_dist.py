@@ -12,6 +12,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from server.clock import ManualClock
 from tests.conftest import make_server
 from tests.kit.seats import example_bot, play_with_example_bots
@@ -32,6 +34,7 @@ def test_the_client_wheel_pins_the_runtimes_its_stubs_were_generated_for() -> No
     assert deps == [f"grpcio>={grpc_generated[1]},<2", f"protobuf>={'.'.join(gencode.groups())},<{int(major) + 1}"]
 
 
+@pytest.mark.slow
 def test_make_dist_builds_a_wheel_that_plays_from_outside_the_repository(tmp_path: Path) -> None:
     dist, stage = tmp_path / "dist", tmp_path / "stage"
     subprocess.run(

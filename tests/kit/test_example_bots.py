@@ -35,6 +35,7 @@ def test_each_example_bot_imports_only_the_generated_stubs_and_the_standard_libr
         assert len(bot.read_text().splitlines()) <= 100, f"{bot.name} is no longer a short example"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_an_example_bot_plays_every_seat_to_the_end_and_each_phase_ends_by_a_submission(
     server: ServerThread, game: str

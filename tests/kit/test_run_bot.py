@@ -344,6 +344,7 @@ def test_challenges_are_accepted_by_default_else_as_accept_says_and_a_stale_one_
     assert lines[0] == "#1 challenged: c1"
 
 
+@pytest.mark.slow
 def test_the_bot_loop_plays_every_seat_of_a_real_match_to_its_end(server: ServerThread) -> None:
     """A seat's worker against a real server (a seat token stands in for a bot key here: both are
     bearer tokens of one seat): every phase is played through, nothing refused."""
@@ -371,6 +372,7 @@ def test_the_bot_loop_plays_every_seat_of_a_real_match_to_its_end(server: Server
     )
 
 
+@pytest.mark.slow
 def test_run_bot_answers_a_challenge_plays_the_match_and_stops_at_its_finished_notice(server: ServerThread) -> None:
     client = server.client()
     keys = {name: client.create_bot(name).bot_key for name in ("chal-a", "chal-b")}

@@ -13,6 +13,7 @@ from engine.match import LocalMatch
 from tests.kit.views import GAMES, NAMES, bot_match_views, schema_errors
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_view_of_a_bot_match_matches_its_schema(game: str) -> None:
     checked = {"player": 0, "spectator": 0}

@@ -7,14 +7,18 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from matchserver.v1 import arena_pb2 as apb
 from server.arena.log import ARENA_STREAM
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth
 from tests.conftest import postgres_url
+from tests.e2e.arena.support import Arena, auth
 from tests.server.test_two_nodes_postgres import node
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.postgres  # every test here needs a PostgreSQL (MATCHSERVER_TEST_POSTGRES)
 
 
 def test_two_nodes_start_each_tournament_match_exactly_once(tmp_path: Path) -> None:

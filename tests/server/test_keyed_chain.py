@@ -70,7 +70,7 @@ def test_stripping_the_keys_after_the_keyed_chain_began_is_caught() -> None:
     keyed = chain(old[-1]["hash"], [{"kind": "chain_keyed", "key_id": KEY.key_id, "at": 2.0}, game(2)], KEY)
     records = old + keyed
     assert first_broken_link(records, KEYS) is None and unkeyed_until(records) == 2
-    without_key = records[:3] + [{key: value for key, value in records[3].items() if key != "key_id"}]
+    without_key = [*records[:3], {key: value for key, value in records[3].items() if key != "key_id"}]
     tail_stripped = resealed_with_sha256(without_key, start=3)
     broken = first_broken_link(tail_stripped, KEYS)
     assert broken is not None and broken[0] == 4 and "unkeyed record after the keyed chain" in broken[1]

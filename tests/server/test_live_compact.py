@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench.bot_records import bot_match_records
 from bench.memory import held_bytes
 from engine.contract import Viewer
 from engine.registry import get_game, shipped
@@ -20,7 +21,6 @@ from server.live import LiveMatch
 from server.visibility import visible_record, visible_records
 from tests.conftest import make_server
 from tests.support import storefile
-from tests.support.bot_records import bot_match_records
 from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
 

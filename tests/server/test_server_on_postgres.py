@@ -17,6 +17,8 @@ from tests.support.duel import started_duel
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
+pytestmark = pytest.mark.postgres  # every test here needs a PostgreSQL (MATCHSERVER_TEST_POSTGRES)
+
 
 def start(tmp_path: Path, store: str, clock: ManualClock) -> ServerThread:
     key = tmp_path / "chain.key"  # every node of one PostgreSQL store is given the same chain key

@@ -14,7 +14,7 @@ from server.store import EventStore, VersionConflict
 from tests.conftest import postgres_url
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:{tmp_path / 'store.db'}"

@@ -26,6 +26,8 @@ from tests.support.duel import seat_duel
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
+pytestmark = pytest.mark.postgres  # every test here needs a PostgreSQL (MATCHSERVER_TEST_POSTGRES)
+
 POLL = 60.0  # the safety-net refresh: longer than any wait below
 CROSSING = 30.0  # how long an append may take to reach the other node (a bound on a hang, not a speed)
 

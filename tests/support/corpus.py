@@ -10,6 +10,7 @@ phase the following lines are sent in); `#` starts a comment line.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -105,10 +106,8 @@ def fuzz_text(vocabulary: list[str]) -> st.SearchStrategy[str]:
 
 def only_command_errors(parse: Callable[[str], Any], text: str) -> None:
     """Random text parses or is refused with one of the two command errors, nothing else."""
-    try:
+    with contextlib.suppress(MalformedCommand, RuleViolation):
         parse(text)
-    except (MalformedCommand, RuleViolation):
-        pass
 
 
 @dataclass

@@ -24,7 +24,7 @@ from engine.match import LocalMatch, fold
 HOUR = 3600
 DAY = 24 * HOUR
 FRAMES_DONE = {p: f"bid 0 on frame {f}; end early" for p, f in zip(PLAYERS, ("F1", "F2", "F3", "F4"), strict=True)}
-STEP_1_DONE = {p: "bid 0 cross; end early" for p in PLAYERS}
+STEP_1_DONE = dict.fromkeys(PLAYERS, "bid 0 cross; end early")
 
 
 def played_to_step_2(
@@ -52,7 +52,7 @@ def test_lg12_lg13_the_rules_version_is_3_and_versions_1_and_2_stay_selectable()
     assert registry.get_game("last-gathering", "3") is GAME
     assert registry.get_game("last-gathering", "2") is RULES_V2
     assert registry.get_game("last-gathering", "1") is RULES_V1
-    with pytest.raises(InvalidConfig, match="no rules version '4'.*1, 2, 3"):
+    with pytest.raises(InvalidConfig, match=r"no rules version '4'.*1, 2, 3"):
         registry.get_game("last-gathering", "4")
 
 
@@ -163,7 +163,7 @@ def test_lg12_first_deadline_at_anchors_the_grid_at_a_utc_time() -> None:
     assert match.events[-1]["deadline"] == saturday_noon  # at least a day, on the noon grid
     match.expire()
     match.now += 3 * HOUR
-    everyone(match, {p: "bid 0 end; place A1; end early" for p in PLAYERS})
+    everyone(match, dict.fromkeys(PLAYERS, "bid 0 end; place A1; end early"))
     assert match.events[-1]["deadline"] == saturday_noon + 2 * DAY  # Monday noon: 45 h
     same = dict(config, first_deadline_at="2026-12-05T12:00:00+00:00")
     assert LocalMatch(GAME, same, 5, now=thursday_6).events == match.events[:1]
@@ -189,7 +189,7 @@ def test_lg12_first_deadline_at_must_be_after_the_start_and_is_not_a_key_of_rule
     config = GAME.default_config(list(PLAYERS))
     config["first_deadline_at"] = "2026-12-05T12:00:00Z"
     late = datetime(2026, 12, 5, 12, 0, tzinfo=UTC).timestamp()
-    with pytest.raises(InvalidConfig, match="first_deadline_at .* not after the match's start"):
+    with pytest.raises(InvalidConfig, match=r"first_deadline_at .* not after the match's start"):
         LocalMatch(GAME, config, 1, now=late)
     assert "first_deadline_at" not in RULES_V1.default_config(list(PLAYERS))
     with pytest.raises(InvalidConfig, match="first_deadline_at is a key of rules version 2"):

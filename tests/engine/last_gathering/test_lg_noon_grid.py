@@ -16,7 +16,7 @@ from engine.match import LocalMatch, fold
 HOUR = 3600
 DAY = 24 * HOUR
 FRAMES_DONE = {p: f"bid 0 on frame {f}; end early" for p, f in zip(PLAYERS, ("F1", "F2", "F3", "F4"), strict=True)}
-STEP_1_DONE = {p: "bid 0 cross; end early" for p in PLAYERS}
+STEP_1_DONE = dict.fromkeys(PLAYERS, "bid 0 cross; end early")
 
 
 def utc(day: int, hour: int, minute: int = 0, second: int = 0) -> float:

@@ -167,7 +167,7 @@ def test_lg11_final_ranking_ties_go_by_the_tiebreak_order_after_the_last_auction
                 orders.append(f"bid {1 if player == 'Bob' else 0} {kind}")
             if step >= 2:
                 orders.append(f"place {spots[step - 2]}")
-            match.submit_text(player, "; ".join(orders + ["end early"]))
+            match.submit_text(player, "; ".join([*orders, "end early"]))
     assert match.finished
     finished = match.events[-1]
     scores = {s["player"]: s["score"] for s in finished["scores"]}
@@ -206,7 +206,7 @@ def test_every_resolution_explains_itself() -> None:
 
 def test_the_default_configuration_holds_every_table_and_duration() -> None:
     config = GAME.default_config(["Ann", "Bob", "Cy", "Di"])
-    assert config["starting_garnets"] == {p: 20 for p in PLAYERS}
+    assert config["starting_garnets"] == dict.fromkeys(PLAYERS, 20)
     assert config["tile_supply"] == {"end": 4, "straight": 4, "bend": 4, "junction": 4, "cross": 4}
     assert config["rounds"] == 15 and len(config["frames"]) == 6  # type: ignore[arg-type]
     assert config["first_frame_round_seconds"] == 48 * 3600 and config["step_seconds"] == DAY  # LG-13

@@ -91,7 +91,7 @@ def test_proto_messages_match_the_command_dataclasses_by_name_and_field():
                 expected[field.name] = scalar[hint]
         assert messages[cls.__name__] == expected, cls.__name__
     assert set(messages["Command"]) == {"setup", "orders"}
-    assert COMMAND_TYPES == (Setup, Orders)
+    assert (Setup, Orders) == COMMAND_TYPES
 
 
 def test_typed_commands_round_trip_through_the_engine_codec():

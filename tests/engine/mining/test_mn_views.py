@@ -41,7 +41,7 @@ def test_the_owner_and_the_host_see_the_sealed_orders():
 
 
 def test_sealed_orders_are_hidden_from_other_players_and_spectators_in_redacted_events():
-    match, before, event = _round_with_secret()
+    _match, before, event = _round_with_secret()
     for viewer in (Viewer.of("B"), Viewer.spectator()):
         assert GAME.redact(before, event, viewer) == {"type": "orders_submitted", "player": "A"}
     assert GAME.redact(before, event, Viewer.of("A")) == event

@@ -111,7 +111,7 @@ def _play(seed: int) -> tuple[LocalMatch, list[Step]]:
 
 def _write() -> None:
     for seed in range(SEED, SEED + 200):
-        match, steps = _play(seed)
+        _match, steps = _play(seed)
         if any(step.player is None for step in steps):
             break
     header = [

@@ -1,7 +1,7 @@
 """The arena over a real gRPC server: bot keys and seats, BotEvents, challenges, tournaments, corrections,
 verification and the leaderboard (issue 16). Matches are driven to their end by the organiser's
 ForcePhaseEnd (the game's defaults), so these tests need no bot processes; the tournament with real bot
-processes is tests/arena/test_tournament_of_bot_processes.py."""
+processes is tests/e2e/arena/test_tournament_of_bot_processes.py."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from server.app import Settings
 from server.arena.service import ArenaSettings
 from server.bus import Appended
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth, ranks_of, secret_terms_challenge
+from tests.e2e.arena.support import Arena, auth, ranks_of, secret_terms_challenge
 from tests.support import storefile
 from tests.support.server import ServerThread
+from tests.support.streams import read_to_end
 from tests.support.waiting import wait_until
 
 
@@ -110,11 +111,10 @@ def test_rotating_a_bot_key_ends_its_streams_with_the_resume_trailer_and_the_old
     last = next(updates).event.version
     rotated = arena.stub.RotateBotKey(apb.RotateBotKeyRequest(name="ann", reason="leaked"), metadata=auth(arena.admin))
     for call, resume in ((stream, second.position), (updates, None)):
-        with pytest.raises(grpc.RpcError) as ended:
-            for update in call:
-                last = update.event.version
-        assert ended.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        trailer = dict(ended.value.trailing_metadata())["matchserver-resume-from"]
+        received, error = read_to_end(call)
+        last = received[-1].event.version if received else last
+        assert error.code() == grpc.StatusCode.UNAUTHENTICATED
+        trailer = dict(error.trailing_metadata())["matchserver-resume-from"]
         assert trailer == str(resume if resume is not None else last)
     assert first.position < second.position
     with pytest.raises(grpc.RpcError) as refused:
@@ -194,7 +194,7 @@ def _standings(tournament: apb.Tournament) -> dict[str, float]:
 
 
 def _points_from_matches(arena: Arena, tournament: apb.Tournament) -> dict[str, float]:
-    points = {bot: 0.0 for bot in tournament.bots}
+    points = dict.fromkeys(tournament.bots, 0.0)
     for match in tournament.matches:
         if match.state != "finished":
             continue
@@ -325,6 +325,7 @@ def test_verify_tournament_fails_on_an_edited_tournament_record(tmp_path: Path, 
         server.stop()
 
 
+@pytest.mark.slow
 def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(arena: Arena, server: ServerThread) -> None:
     """As after a crash between a match's last write and its arena record: the ticker's sweep finds the
     finished match in the catalog and records it, and the tournament goes on."""

@@ -12,7 +12,7 @@ import pytest
 
 from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
-from tests.arena.support import Arena, auth
+from tests.e2e.arena.support import Arena, auth
 from tests.support.server import ServerThread
 
 

@@ -20,7 +20,7 @@ from server.access import HostQuotas
 from server.app import Settings
 from server.arena.service import ArenaSettings
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth, secret_terms_challenge
+from tests.e2e.arena.support import Arena, auth, secret_terms_challenge
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 

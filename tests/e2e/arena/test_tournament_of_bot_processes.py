@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openskill.models import PlackettLuce
@@ -19,14 +20,14 @@ from openskill.models import PlackettLuce
 from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
 from server.clock import ManualClock
-from tests.arena.support import Arena, auth, ranks_of
+from tests.e2e.arena.support import Arena, auth, ranks_of
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ARENA_BOT = ROOT / "clients" / "examples" / "arena_bot.py"
 BOTS = ["ann", "bob", "cid", "dan", "eve"]
-PLAYED = 300.0  # a bound on a hang (three tournaments on two loaded cores), not a speed requirement
+PLAYED = 300.0  # a bound on a hang (a tournament on two loaded cores), not a speed requirement
 
 
 class BotProcesses:
@@ -102,38 +103,59 @@ def _check_standings_and_ratings(arena: Arena, tournament: apb.Tournament) -> No
     }
 
 
+# One tournament of each game, with its draw and matches_total. Mining stays in the quick run (`make
+# test-quick`): about 7 s, against 18 s for Cookoff's round robin of ten matches and 19 s for Last Gathering;
+# those two run under `slow`, and `make test` runs all three.
+TOURNAMENTS = [
+    pytest.param(
+        "cookoff",
+        {"format": "round-robin", "games_per_pair": 1, "seed": 1},
+        10,
+        id="cookoff",
+        marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        "last-gathering",
+        {"format": "rotation", "rounds": 5, "table_size": 4, "seed": 2},
+        5,
+        id="last-gathering",
+        marks=pytest.mark.slow,
+    ),
+    pytest.param("mining", {"format": "rotation", "rounds": 5, "table_size": 4, "seed": 3}, 5, id="mining"),
+]
+
+
+@pytest.mark.parametrize(("game", "draw", "matches_total"), TOURNAMENTS)
 def test_five_bot_processes_play_a_tournament_of_each_game_to_the_end(
-    server: ServerThread, arena: Arena, tmp_path: Path
+    server: ServerThread, arena: Arena, tmp_path: Path, game: str, draw: dict[str, Any], matches_total: int
 ) -> None:
     """The server's clock never moves here: no deadline fires, so every phase ends by the bots' own moves."""
     keys = {name: arena.bot(name) for name in BOTS}
     bots = BotProcesses(server, keys, tmp_path)
     try:
-        made = [
-            arena.tournament("cookoff", BOTS, format="round-robin", games_per_pair=1, seed=1),
-            arena.tournament("last-gathering", BOTS, format="rotation", rounds=5, table_size=4, seed=2),
-            arena.tournament("mining", BOTS, format="rotation", rounds=5, table_size=4, seed=3),
-        ]
-        assert [t.matches_total for t in made] == [10, 5, 5]
+        made = arena.tournament(game, BOTS, **draw)
+        assert made.matches_total == matches_total
 
-        def all_finished() -> bool:
-            return all(arena.get(t.tournament_id).state == "finished" for t in made)
+        def finished() -> bool:
+            return arena.get(made.tournament_id).state == "finished"
 
         try:
-            wait_until(all_finished, "three tournaments finish", timeout=PLAYED, poll=0.5)
+            wait_until(finished, f"the {game} tournament finishes", timeout=PLAYED, poll=0.5)
         except AssertionError:
             raise AssertionError(bots.output()) from None
         assert all(process.poll() is None for process in bots.processes.values()), bots.output()
     finally:
         bots.stop()
-    for tournament in made:
-        _check_standings_and_ratings(arena, arena.get(tournament.tournament_id))
-        verified = arena.stub.VerifyTournament(
-            apb.VerifyTournamentRequest(tournament_id=tournament.tournament_id), metadata=auth(None)
-        )
-        assert verified.ok and verified.checked_matches == len(tournament.matches), verified.problem
+    tournament = arena.get(made.tournament_id)
+    _check_standings_and_ratings(arena, tournament)
+    verified = arena.stub.VerifyTournament(
+        apb.VerifyTournamentRequest(tournament_id=tournament.tournament_id), metadata=auth(None)
+    )
+    assert verified.ok, verified.problem
+    assert verified.checked_matches == len(tournament.matches), verified.problem
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_mid_tournament_is_played_by_defaults_and_the_tournament_finishes(
     server: ServerThread, arena: Arena, clock: ManualClock, tmp_path: Path
 ) -> None:
