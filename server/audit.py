@@ -111,7 +111,7 @@ class _Shown:
 def _recompute(replay: LiveMatch, before: int, why: dict[str, Any]) -> list[Event]:
     game, state, at = replay.game, replay.state_at(before), float(replay.records[before]["at"])
     # The seed in force for this batch: a rollback that reopened a finished match recorded a new one.
-    ctx = rules.context(replay.seed_at(before), replay.moves[before], at)
+    ctx = rules.context(replay.envelope.seed_at(before), replay.moves[before], at)
     try:
         if why.get("start"):
             return game.start(state, ctx)
@@ -141,12 +141,12 @@ def unreadable(version: int, reason: str, prefix: LiveMatch | None) -> dict[str,
 def trail(live: LiveMatch, viewer: Viewer, upto: int, limit: int | None = None, start: int = 1) -> list[dict[str, Any]]:
     """An entry for every record from `start` to `upto` that explains itself, as `viewer` may see it (the
     first `limit` of them): one running fold from the batch that holds `start`, stopped once they are found."""
-    entries = _entries(live, viewer, live.batch_start_at(start), upto)
+    entries = _entries(live, viewer, live.batches.start_at(start), upto)
     return list(itertools.islice((entry for entry in entries if entry["version"] >= start), limit))
 
 
 def _entries(live: LiveMatch, viewer: Viewer, first: int, upto: int) -> Iterator[dict[str, Any]]:
-    retracted = live.retracted()
+    retracted = live.batches.retracted()
     actor: str | None = None
     source = ""
     for version, record in visible_records(live, first, upto, viewer):  # one running fold, not a StateAt each

@@ -112,8 +112,8 @@ def decide_host_action(
 
 def check_batch_end(live: LiveMatch, version: int, verb: str) -> None:
     """A rollback or fork returns to a state between batches: one inside a batch awaits nobody."""
-    if not live.is_batch_end(version):
-        before, after = live.nearest_batch_ends(version)
+    if not live.batches.is_end(version):
+        before, after = live.batches.nearest_ends(version)
         raise BadRequest(
             f"version {version} is inside the records of one command, deadline or host action; "
             f"{verb} the nearest batch end before it, {before}, or after it, {after}"
@@ -186,13 +186,13 @@ def decide_fork(
     now = float(source.records[at - 1]["at"])
     # The fork draws what the origin would have drawn, unless that seed was public once (the origin
     # finished): then its dice would be known in advance, so it gets a new one.
-    reseeded = source.seed_revealed(at)
+    reseeded = source.envelope.seed_revealed(at)
     extra: dict[str, Json] = {"reseeded": True} if reseeded else {}
     created = created_record(
         source.game,
         header["players"],
         header["config"],
-        new_seed if reseeded else source.seed_at(at),
+        new_seed if reseeded else source.envelope.seed_at(at),
         host_token=host_token,
         invitations=invitations,
         host_key=header.get("host_key"),

@@ -41,6 +41,19 @@ class Envelope:
     # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
     finished_last: int = 0
 
+    def seed_at(self, version: int) -> int:
+        """The seed in force for a decision made after `version`: the last one recorded up to it (the
+        `created` record's at versions 0 and 1)."""
+        for recorded_at, seed in reversed(self.seeds):
+            if recorded_at <= version:
+                return seed
+        return self.seeds[0][1]
+
+    def seed_revealed(self, version: int) -> bool:
+        """Whether the seed in force after `version` has been public (the match finished under it)."""
+        recorded_at = max((at for at, _ in self.seeds if at <= version), default=1)
+        return recorded_at <= self.finished_last
+
     def finished(self, version: int) -> Envelope:
         """The game reports the match finished after `version`."""
         return replace(self, finished_last=version)

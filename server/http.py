@@ -96,7 +96,7 @@ class LiveReplay:
         match is not shared with threads), the pictures in a thread (pure functions of the views). Between
         chunks the loop serves everyone else, so a first view of a long match never holds it for long."""
         async with self.lock:
-            self.retracted = sorted(live.retracted())
+            self.retracted = sorted(live.batches.retracted())
             while self.version < live.version:
                 await self._draw(live, self.version + 1, min(live.version, self.version + DRAW_CHUNK))
 

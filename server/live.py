@@ -8,10 +8,7 @@ after every `snapshot_every` versions or `snapshot_bytes` of records, and a few 
 of versions (history, the audit trail) is one running fold (`walk`). Records are kept as compact JSON
 bytes and decoded on access, so a live match holds less than twice its stored JSON (bench/memory.py).
 
-A batch is the records appended by one accepted command, deadline or host action. Its boundaries are
-derived from the records (so stores written before batches were named keep working): a game record
-with a `cause` opens one, except the game's start records, which join the `created` record before them;
-a game record without a cause continues the batch; every other record is a batch of its own.
+Batches (the records of one command, deadline or host action) are kept by server/batches.py.
 """
 
 from __future__ import annotations
@@ -26,6 +23,7 @@ from typing import Any
 from engine.contract import Game, Status
 from engine.registry import get_game
 from server import envelope, waiting
+from server.batches import Batches, starts_batch
 from server.compact import RECORD_OVERHEAD, REQUEST_BYTES, CompactRecords, Header, RequestVersions, deep_size, encode
 from server.envelope import Envelope, FromEnvelope, Token
 from server.identities import SEAT_HOLDERS
@@ -77,8 +75,7 @@ class LiveMatch:
         # one drew, and a transcript replayed in process (engine.match.LocalMatch) draws the same values.
         self.moves = array("q", [0])
         self._pauses = bytearray(1)  # _pauses[v]: paused after version v
-        self._batch_starts = bytearray()  # _batch_starts[v - 1]: record v starts a batch
-        self._rollbacks: list[tuple[int, int]] = []  # (version, the version it rolled back to)
+        self.batches = Batches()  # where each batch starts; the rollbacks (server/batches.py)
         self.envelope = Envelope()  # the server's own records folded (server/envelope.py)
         # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
         self.requests = RequestVersions()
@@ -141,50 +138,7 @@ class LiveMatch:
     @property
     def seed(self) -> int:
         """The seed the next decision draws from."""
-        return self.seed_at(self.version)
-
-    def seed_at(self, version: int) -> int:
-        """The seed in force for a decision made after `version`: the last one recorded up to it."""
-        for recorded_at, seed in reversed(self.seeds):
-            if recorded_at <= version:
-                return seed
-        return int(self.header["seed"])
-
-    def seed_revealed(self, version: int) -> bool:
-        """Whether the seed in force after `version` has been public (the match finished under it)."""
-        recorded_at = max((at for at, _ in self.seeds if at <= version), default=1)
-        return recorded_at <= self.finished_last
-
-    @staticmethod
-    def starts_batch(record: Record) -> bool:
-        if record["kind"] != "game":
-            return True
-        return "cause" in record and not record.get("start")
-
-    def is_batch_end(self, version: int) -> bool:
-        """Whether `version` is the last record of a batch (a state a rollback or fork may return to)."""
-        if not 1 <= version <= self.version:
-            return False
-        return version == self.version or bool(self._batch_starts[version])
-
-    def batch_end_from(self, first: int) -> int:
-        """The last version of the batch that starts at `first`."""
-        version = first
-        while version < self.version and not self._batch_starts[version]:
-            version += 1
-        return version
-
-    def batch_start_at(self, version: int) -> int:
-        """The first version of the batch that holds `version` (where its cause is recorded)."""
-        while version > 1 and not self._batch_starts[version - 1]:
-            version -= 1
-        return version
-
-    def nearest_batch_ends(self, version: int) -> tuple[int | None, int | None]:
-        """The last batch end before `version` and the first after it (None where there is none)."""
-        before = next((v for v in range(version - 1, 0, -1) if self.is_batch_end(v)), None)
-        after = next((v for v in range(version + 1, self.version + 1) if self.is_batch_end(v)), None)
-        return before, after
+        return self.envelope.seed_at(self.version)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -305,7 +259,7 @@ class LiveMatch:
             self._recent.popitem(last=False)
 
     def _keep_tail(self, version: int, record: Record, state: Any) -> None:
-        if self.starts_batch(record):
+        if starts_batch(record):
             self._batch_from = version - 1
         self._tail.append(state)
         while len(self._tail) > 1 and version - len(self._tail) + 1 < self._batch_from:
@@ -339,7 +293,7 @@ class LiveMatch:
         self._index(version, record, state)
         self.records.append_encoded(row)
         self._last_hash = str(record["hash"]) if "hash" in record else None
-        self._batch_starts.append(self.starts_batch(record))
+        self.batches.append(record)
         self._state = state
         self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)
@@ -362,7 +316,6 @@ class LiveMatch:
         if kind == "game":
             self.moves.append(self.moves[-1] + 1)
         elif kind == "rollback":
-            self._rollbacks.append((version, int(record["to"])))
             self.moves.append(self.moves[int(record["to"])])
         else:
             self.moves.append(self.moves[-1])
@@ -389,10 +342,3 @@ class LiveMatch:
         actor = why.get("actor")
         if "command" in why and actor in self.header["players"]:  # a seat's own submission (not a deadline)
             self.phase_submissions[str(actor)] += 1
-
-    def retracted(self) -> set[int]:
-        """Versions undone by a later rollback (server/records.py retracted_versions, from the rollbacks kept)."""
-        retracted: set[int] = set()
-        for version, to in self._rollbacks:
-            retracted.update(range(to + 1, version))
-        return retracted

@@ -13,8 +13,10 @@ import uuid
 from server.access import Access, HostQuotas
 from server.application.callers import Callers
 from server.application.commands import MatchCommands
+from server.application.hosting import HostCommands
 from server.application.platform import Platform
 from server.application.queries import MatchQueries
+from server.application.seats import SeatCommands
 from server.bus import Appended, Bus, ServerStreamAppended
 from server.clock import Clock
 from server.fanout import Changes
@@ -70,6 +72,8 @@ class Matches:
         self.commands = MatchCommands(
             self.repository, self.uow, self.callers, self.hostkeys, self.queries, secrets, self.limits
         )
+        self.seats = SeatCommands(self.commands)
+        self.hosting = HostCommands(self.commands)
         self.hostkeys.unfinished_of = self.queries.unfinished_of
         self.platform = Platform(
             self.repository, self.hostkeys, self.callers, self.queries, secrets, self.bus, clock, self.limits

@@ -67,7 +67,7 @@ def visible(live: LiveMatch, version: int, record: Record, before: Any, viewer: 
     else:
         private = ("prev", "hash") if viewer.is_host else ("prev", "hash", "request")
         out.update({key: value for key, value in record.items() if key not in private})
-        if "seed" in out and not (viewer.is_host or live.seed_revealed(version)):
+        if "seed" in out and not (viewer.is_host or live.envelope.seed_revealed(version)):
             out["seed"] = HIDDEN_CONFIG  # a reopening rollback's new seed
     return out
 
@@ -85,7 +85,7 @@ def _created(live: LiveMatch, version: int, record: Record, viewer: Viewer) -> R
         out["origin"] = record["origin"]
     if record.get("reseeded"):  # a fork of a match whose seed was public draws from a new one
         out["reseeded"] = True
-    if viewer.is_host or live.seed_revealed(version):
+    if viewer.is_host or live.envelope.seed_revealed(version):
         out["seed"] = record["seed"]
     return out
 

@@ -91,6 +91,6 @@ def replayed(live: LiveMatch, caller: str, tag: RequestTag | None, viewer: Viewe
     if first is None:
         return None
     same_body(live.records[first - 1]["request"], tag)
-    last = live.batch_end_from(first)
+    last = live.batches.end_from(first)
     rows = [(version, visible_record(live, version, viewer)) for version in range(first, last + 1)]
     return Accepted(last, rows, live.status(), receipt_at(live, last), live.paused_after(last))

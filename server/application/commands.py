@@ -9,16 +9,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import match as rules
-from engine.contract import Viewer
 from engine.errors import InvalidConfig
 from engine.registry import get_game
 from server import decisions, waiting
 from server.access import Access, UnknownToken
 from server.application.callers import Callers, accepted, replayed
 from server.application.queries import MatchQueries
-from server.application.values import Accepted, Created, Joined, receipt_at
+from server.application.values import Accepted, Created
 from server.clock import Clock
-from server.decisions import check_expected, refuse_held_seats, start_records
+from server.decisions import start_records
 from server.envelope import cause, created_record, game_records
 from server.errors import Aborted, FailedPrecondition, PermissionDenied, ResourceExhausted, Unauthenticated, engine_step
 from server.hostkeys import HostKeys
@@ -27,7 +26,6 @@ from server.live import LiveMatch
 from server.records import Record, token_hash
 from server.repository import LiveMatches
 from server.requests import RequestTag, Secrets, tagged
-from server.seats import seat_digests
 from server.unit_of_work import UnitOfWork
 
 
@@ -115,72 +113,6 @@ class MatchCommands:
         self.access.created(creator)
         return Created(live, host_token, invitations)
 
-    async def join(
-        self,
-        match_id: uuid.UUID,
-        player: str,
-        token: str | None,
-        invitation: str = "",
-        reissue: bool = False,
-        tag: RequestTag | None = None,
-    ) -> Joined:
-        """Claim a seat with its invitation, or (host or admin) fill it; returns the seat's new token."""
-
-        async def act(live: LiveMatch) -> Joined:
-            refuse_held_seats(live)
-            if not invitation:
-                if not token:
-                    raise Unauthenticated("joining needs the seat's invitation, or the host's or admin's token")
-                if not (await self.callers.viewer_for(live, token)).is_host:
-                    raise PermissionDenied(
-                        "joining needs the seat's invitation; only the host or admin fills a seat without one "
-                        "(one token acts for one seat)"
-                    )
-            # An invitation's retry is recognised by its body, which holds the invitation itself.
-            caller = f"invitation:{player}" if invitation else self.access.caller_of(live, token)
-            again = replayed(live, caller, tag, Viewer.of(player))
-            new_token = self.secrets.new(tag, str(live.id), "seat", player, caller)
-            if again is not None:
-                return Joined(new_token, again.version, receipt_at(live, again.version))
-            digest = token_hash(new_token)
-            joined = decisions.decide_join(
-                live,
-                player,
-                digest,
-                self.uow.now(live),
-                invitation=token_hash(invitation) if invitation else None,
-                by=self.callers.by(token),
-                reissue=reissue,
-            )
-            replaced = seat_digests(live.tokens, player)
-            await self.uow.append(live, tagged([joined], tag, caller))
-            self.access.token_owner[digest] = match_id
-            self.hostkeys.credentials_replaced(replaced, f"{player}'s seat was given a new token")
-            joined_at = live.version  # what the join answers (a retry answers the same)
-            now = self.uow.now(live)
-            if live.waiting and live.paused_at is None and waiting.due_to_start(live, now):
-                await self.uow.append(live, start_records(live, now))  # the last seat is claimed: it opens
-            return Joined(new_token, joined_at, receipt_at(live, joined_at))
-
-        return await self.uow.write(match_id, act)
-
-    async def invite(
-        self, match_id: uuid.UUID, player: str, token: str | None, tag: RequestTag | None = None
-    ) -> Joined:
-        """Host or admin: a new invitation for a seat (any earlier one stops working)."""
-
-        async def act(live: LiveMatch) -> Joined:
-            refuse_held_seats(live)
-            _, caller, again = await self.callers.as_host(live, token, tag)
-            secret = self.secrets.new(tag, str(live.id), "invited", player, caller)
-            if again is not None:
-                return Joined(secret, again.version, receipt_at(live, again.version))
-            invited = decisions.decide_invite(live, player, token_hash(secret), self.uow.now(live))
-            await self.uow.append(live, tagged([invited], tag, caller))
-            return Joined(secret, live.version, receipt_at(live, live.version))
-
-        return await self.uow.write(match_id, act)
-
     async def submit(
         self,
         match_id: uuid.UUID,
@@ -235,30 +167,6 @@ class MatchCommands:
 
         return await self.uow.write(match_id, act)
 
-    async def force_phase_end(
-        self,
-        match_id: uuid.UUID,
-        token: str | None,
-        reason: str,
-        expected_version: int | None = None,
-        tag: RequestTag | None = None,
-    ) -> Accepted:
-        async def act(live: LiveMatch) -> Accepted:
-            viewer, caller, again = await self.callers.as_host(live, token, tag)
-            if again is not None:
-                return again
-            check_expected(live, expected_version)
-            decisions.check_open(live)
-            if live.waiting:
-                raise FailedPrecondition(
-                    f"the match has not started ({live.status().phase}): start it with the host action start"
-                )
-            why = cause("host", timeout=True, forced=True, reason=reason)
-            written = await self._timeout(live, self.uow.now(live), why, tag, caller)
-            return accepted(live, viewer, written)
-
-        return await self.uow.write(match_id, act)
-
     async def expire_due(self, match_id: uuid.UUID) -> int:
         """Apply every deadline that has passed (the ticker calls this); returns records written."""
         async with self.matches.locks[match_id]:
@@ -279,10 +187,10 @@ class MatchCommands:
         while rules.is_due(live.game, live.state, now):
             deadline = live.status().deadline
             assert deadline is not None
-            written += len(await self._timeout(live, deadline, cause("clock", timeout=True)))
+            written += len(await self.timeout(live, deadline, cause("clock", timeout=True)))
         return written
 
-    async def _timeout(
+    async def timeout(
         self, live: LiveMatch, at: float, why: dict[str, Any], tag: RequestTag | None = None, caller: str = ""
     ) -> list[tuple[int, Record]]:
         game, state = live.game, live.state
@@ -291,108 +199,7 @@ class MatchCommands:
             raise FailedPrecondition(f"nothing to end in {live.status().phase}")
         return await self.uow.append(live, tagged(game_records(events, why, at), tag, caller))
 
-    async def rollback(
-        self,
-        match_id: uuid.UUID,
-        token: str | None,
-        to: int,
-        reason: str,
-        reopen: bool = False,
-        tag: RequestTag | None = None,
-    ) -> Accepted:
-        """Retract everything after version `to` (kept in the log, marked) and pause the match there
-        (server/decisions.py decide_rollback)."""
 
-        async def act(live: LiveMatch) -> Accepted:
-            viewer, caller, again = await self.callers.as_host(live, token, tag)
-            if again is not None:
-                return again
-            record = decisions.decide_rollback(
-                live, to, reason, self.callers.by(token), self.clock.now(), reopen=reopen, new_seed=_new_seed()
-            )
-            written = await self.uow.append(live, tagged([record], tag, caller))
-            return accepted(live, viewer, written)
-
-        return await self.uow.write(match_id, act)
-
-    async def host_action(
-        self,
-        match_id: uuid.UUID,
-        token: str | None,
-        action: str,
-        reason: str,
-        seconds: float = 0.0,
-        expected_version: int | None = None,
-        tag: RequestTag | None = None,
-    ) -> Accepted:
-        """Pause, resume, extend, settle, cancel or start (server/decisions.py decide_host_action)."""
-
-        async def act(live: LiveMatch) -> Accepted:
-            viewer, caller, again = await self.callers.as_host(live, token, tag)
-            if again is not None:
-                return again
-            check_expected(live, expected_version)
-            records = decisions.decide_host_action(
-                live, action, self.callers.by(token), reason, seconds, self.clock.now(), self.limits
-            )
-            written = await self.uow.append(live, tagged(records, tag, caller))
-            return accepted(live, viewer, written)
-
-        return await self.uow.write(match_id, act)
-
-    async def fork(
-        self, match_id: uuid.UUID, token: str | None, at: int, reason: str = "", tag: RequestTag | None = None
-    ) -> Created:
-        """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
-
-        async def act(source: LiveMatch) -> Created:
-            if token and source.organised and self.access.is_corrector(source, token):
-                # An arena match's organiser sees it as a spectator: a copy it hosts would show the sealed
-                # moves, the tree schedule, the judges and the seed. Once the match is over they are public.
-                if not source.status().finished:
-                    raise PermissionDenied(
-                        "an arena match is forked only once it is over: until then its organiser sees it as "
-                        "a spectator, and a fork would show its sealed moves and its seed"
-                    )
-                viewer = Viewer.spectator()
-            else:
-                viewer = await self.callers.require_host(source, token)
-            caller = self.access.caller_of(source, token)
-            again = replayed(source, caller, tag, viewer)
-            if again is not None:
-                forked = uuid.UUID(str(source.records[again.version - 1]["fork"]))
-                assert tag is not None  # a replay needs a request id
-                return self.callers.created_again(await self.matches.load(forked), tag, body_checked=True)
-            key = source.header.get("host_key")
-            if key and not source.waiting:  # a fork is a new match of the origin's host key: its quotas
-                self.access.check_quota(str(key), await self.queries.unfinished_of(str(key)))
-            live = LiveMatch(uuid.uuid4(), source.game)
-            host_token = self.secrets.new(tag, str(live.id), "host")
-            invitations = {p: self.secrets.new(tag, str(live.id), "invitation", p) for p in source.players}
-            by = "admin" if self.access.is_admin(token) else viewer.kind
-            fork = decisions.decide_fork(
-                source,
-                at,
-                str(live.id),
-                host_token=token_hash(host_token),
-                invitations={p: token_hash(code) for p, code in invitations.items()},
-                by=by,
-                reason=reason,
-                server_now=self.clock.now(),
-                new_seed=_new_seed(),
-                max_forks=self.access.quotas.max_forks_per_match,
-            )
-            if key:
-                self.access.created(str(key))
-            await self.uow.append(live, fork.records)
-            self.matches.remember(live)
-            self.access.token_owner[token_hash(host_token)] = live.id
-            await self.uow.append(source, tagged([fork.note], tag, caller))
-            return Created(live, host_token, invitations)
-
-        return await self.uow.write(match_id, act)
-
-
-def _new_seed() -> int:
+def new_seed() -> int:
     """A new match seed (recorded in the record that sets it: replay never draws it again)."""
     return secrets.randbelow(2**53)

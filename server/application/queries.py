@@ -77,7 +77,7 @@ class MatchQueries:
         """One page of the log as the caller may see it, and the next page's token ("" at the end)."""
         live = await self.matches.load(match_id)
         viewer = await self.callers.viewer_for(live, token)
-        retracted = live.retracted()
+        retracted = live.batches.retracted()
         first = page.start(default=1)
         last = min(live.version, first + page.size - 1)
         visible = visible_records(live, first, last, viewer)  # one running fold for the page

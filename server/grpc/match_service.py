@@ -46,6 +46,8 @@ class MatchService:
     def __init__(self, matches: Matches) -> None:
         self.matches = matches
         self.commands = matches.commands
+        self.seats = matches.seats
+        self.hosting = matches.hosting
         self.queries = matches.queries
         self.callers = matches.callers
         self.hostkeys = matches.hostkeys
@@ -71,7 +73,7 @@ class MatchService:
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         check_seat_name(request.player, self.limits)
         tag = request_tag(request, self.limits)
-        joined = await self.commands.join(
+        joined = await self.seats.join(
             parse_id(request.match_id), request.player, bearer_token(context), request.invitation, request.reissue, tag
         )
         return convert.join_response(joined)
@@ -80,7 +82,7 @@ class MatchService:
     async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
         check_seat_name(request.player, self.limits)
         tag = request_tag(request, self.limits)
-        invited = await self.commands.invite(parse_id(request.match_id), request.player, bearer_token(context), tag)
+        invited = await self.seats.invite(parse_id(request.match_id), request.player, bearer_token(context), tag)
         return convert.invite_response(invited)
 
     @unary
@@ -134,7 +136,7 @@ class MatchService:
     @unary
     async def ForcePhaseEnd(self, request: pb.ForcePhaseEndRequest, context: Any) -> pb.ForcePhaseEndResponse:
         check_reason(request.reason, self.limits)
-        accepted = await self.commands.force_phase_end(
+        accepted = await self.hosting.force_phase_end(
             parse_id(request.match_id),
             bearer_token(context),
             request.reason,
@@ -149,7 +151,7 @@ class MatchService:
         check_reason(request.reason, self.limits)
         if not math.isfinite(request.seconds):
             raise BadRequest(f"seconds is {request.seconds}: every number must be finite")
-        accepted = await self.commands.host_action(
+        accepted = await self.hosting.host_action(
             match_id,
             bearer_token(context),
             request.action,
@@ -164,7 +166,7 @@ class MatchService:
     async def Rollback(self, request: pb.RollbackRequest, context: Any) -> pb.RollbackResponse:
         match_id = parse_id(request.match_id)
         check_reason(request.reason, self.limits)
-        accepted = await self.commands.rollback(
+        accepted = await self.hosting.rollback(
             match_id,
             bearer_token(context),
             request.to_version,
@@ -179,7 +181,7 @@ class MatchService:
         match_id = parse_id(request.match_id)
         check_reason(request.reason, self.limits)
         tag = request_tag(request, self.limits)
-        created = await self.commands.fork(match_id, bearer_token(context), request.at_version, request.reason, tag)
+        created = await self.hosting.fork(match_id, bearer_token(context), request.at_version, request.reason, tag)
         return convert.created_response(pb.ForkResponse, created)
 
     @unary

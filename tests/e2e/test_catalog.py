@@ -166,7 +166,7 @@ def test_a_catalog_catch_up_ends_at_the_position_it_started_at_while_writes_keep
                 match = uuid.UUID(match_id)
                 while not stop.is_set():
                     for action in ("pause", "resume"):
-                        await matches.commands.host_action(match, host, action, reason="flood")
+                        await matches.hosting.host_action(match, host, action, reason="flood")
                         written += 1
 
             writer = asyncio.ensure_future(flood())

@@ -155,7 +155,7 @@ def test_a_rollback_returns_to_a_batch_end_and_pauses_there() -> None:
     with pytest.raises(BadRequest, match="a rollback needs a reason"):
         decisions.decide_rollback(live, mark, " ", "host", AT, reopen=False, new_seed=1)
     inside = live.version - 1
-    if not live.is_batch_end(inside):
+    if not live.batches.is_end(inside):
         with pytest.raises(BadRequest, match="nearest batch end before it"):
             decisions.decide_rollback(live, inside, "why", "host", AT, reopen=False, new_seed=1)
     record = decisions.decide_rollback(live, mark, "misread", "host", AT + 5, reopen=False, new_seed=1)

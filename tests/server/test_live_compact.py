@@ -134,18 +134,18 @@ def test_what_the_match_derives_from_its_records_does_not_depend_on_what_is_kept
     assert reference.finished_last == last and len(reference.seeds) == 2
     assert reference.paused_after(last) is False
     assert any(reference.paused_after(version) for version in range(last))
-    assert reference.retracted()
+    assert reference.batches.retracted()
     for live in matches[1:]:
         for version in range(last + 1):
             assert live.paused_after(version) == reference.paused_after(version)
             assert live.moves[version] == reference.moves[version]
-            assert live.seed_at(version) == reference.seed_at(version)
-            assert live.seed_revealed(version) == reference.seed_revealed(version)
+            assert live.envelope.seed_at(version) == reference.envelope.seed_at(version)
+            assert live.envelope.seed_revealed(version) == reference.envelope.seed_revealed(version)
             assert version == 0 or live.status(version) == reference.status(version)
-            assert live.is_batch_end(version) == reference.is_batch_end(version)
+            assert live.batches.is_end(version) == reference.batches.is_end(version)
         for name in ("finished_last", "requests", "tokens", "started_version", "clock_offset", "paused_at", "seeds"):
             assert getattr(live, name) == getattr(reference, name), name
-        assert live.retracted() == reference.retracted()
+        assert live.batches.retracted() == reference.batches.retracted()
         assert live.last_hash == duel_records[-1]["hash"]
 
 
