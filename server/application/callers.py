@@ -3,6 +3,7 @@ process may have just issued it), the host's writes, and a retried request's ori
 
 from __future__ import annotations
 
+from engine import codec
 from engine.contract import Viewer
 from server.access import Access, UnknownToken
 from server.application.values import Accepted, Created, receipt_at
@@ -77,10 +78,12 @@ class Callers:
         return Created(live, host_token, invitations)
 
 
-def accepted(live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]]) -> Accepted:
+def accepted(live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]], text: str = "") -> Accepted:
     """What a write answers: the records it appended as the caller may see them, and a receipt."""
     rows = [(version, visible_record(live, version, viewer)) for version, _ in written]
-    return Accepted(live.version, rows, live.status(), receipt_at(live, live.version), live.paused_after(live.version))
+    return Accepted(
+        live.version, rows, live.status(), receipt_at(live, live.version), live.paused_after(live.version), text
+    )
 
 
 def replayed(live: LiveMatch, caller: str, tag: RequestTag | None, viewer: Viewer) -> Accepted | None:
@@ -93,4 +96,12 @@ def replayed(live: LiveMatch, caller: str, tag: RequestTag | None, viewer: Viewe
     same_body(live.records[first - 1]["request"], tag)
     last = live.batches.end_from(first)
     rows = [(version, visible_record(live, version, viewer)) for version in range(first, last + 1)]
-    return Accepted(last, rows, live.status(), receipt_at(live, last), live.paused_after(last))
+    return Accepted(last, rows, live.status(), receipt_at(live, last), live.paused_after(last), _words(live, first))
+
+
+def _words(live: LiveMatch, version: int) -> str:
+    """A submission's command (recorded in its batch's cause) in the game's canonical words; "" for others."""
+    command = (live.records[version - 1].get("cause") or {}).get("command")
+    if command is None:
+        return ""
+    return live.game.format(codec.from_json(live.game.command_types, command))

@@ -26,6 +26,7 @@ from server.live import LiveMatch
 from server.records import Record, token_hash
 from server.repository import LiveMatches
 from server.requests import RequestTag, Secrets, tagged
+from server.turns import check_turn
 from server.unit_of_work import UnitOfWork
 
 
@@ -122,7 +123,10 @@ class MatchCommands:
         command: Any,
         expected_version: int | None,
         tag: RequestTag | None = None,
+        turn_version: int | None = None,
     ) -> Accepted:
+        """A player's command. `turn_version` (a Play stream's Move): the turn it was decided on, refused
+        as stale unless that is the seat's turn now (server/turns.py)."""
         if not token:
             raise Unauthenticated("submitting needs a player's token (authorization metadata)")
 
@@ -147,6 +151,8 @@ class MatchCommands:
             await self._expire_due(live, now)
             if live.waiting:
                 raise FailedPrecondition(f"the match has not started: it is {live.status().phase}")
+            if turn_version is not None:
+                check_turn(live, player, turn_version)
             most = self.limits.max_submissions_per_seat_per_phase
             if live.phase_submissions[player] >= most:
                 raise ResourceExhausted(
@@ -163,7 +169,7 @@ class MatchCommands:
             )
             batch = game_records(events, cause(player, typed, text), now)
             written = await self.uow.append(live, tagged(batch, tag, caller))
-            return accepted(live, viewer, written)
+            return accepted(live, viewer, written, text=engine_step(lambda: game.format(typed)))
 
         return await self.uow.write(match_id, act)
 

@@ -24,6 +24,7 @@ class Accepted:
     status: Status
     receipt: Receipt  # the chain's head at `version`: the writer keeps it to prove the log later
     paused: bool = False  # whether the match is paused after `version` (by the host, or by a rollback)
+    text: str = ""  # a submission: the command in the game's canonical words
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,10 @@ from server.application.values import Accepted, Created, Joined, StateView, rece
 from server.catalog import Summary
 from server.errors import BadRequest
 from server.hostkeys import KeyView
+from server.live import LiveMatch
 from server.records import Receipt, Record
+from server.turns import TurnView
+from server.visibility import visible_record
 
 
 def game_command(game: Game[Any, Any], typed: pb.GameCommand) -> Any:
@@ -272,3 +275,71 @@ def subscribe_update(
     if status is not None:
         update.status.CopyFrom(status)
     return update.SerializeToString()
+
+
+# --- Play ------------------------------------------------------------------------------------------
+
+
+# PlayResponse.update's tag on the wire: field 2, length-delimited. Update has SubscribeResponse's fields
+# with the same numbers and types (protos/), so a Subscribe update's bytes, built once per viewer class
+# and shared, are a Play Update's as they are: framed, never parsed again (tests/e2e/test_play.py checks).
+_UPDATE_TAG = bytes([(2 << 3) | 2])
+
+
+def play_update(update: bytes) -> bytes:
+    """A Subscribe update (its serialized bytes) as a serialized PlayResponse carrying it as an Update."""
+    return _UPDATE_TAG + _varint(len(update)) + update
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def turn_response(turn: TurnView) -> pb.PlayResponse:
+    message = pb.Turn(
+        version=turn.version,
+        match_version=turn.match_version,
+        view_json=json.dumps(turn.view, sort_keys=True),
+        status=status_message(turn.status, False),
+        forms=list(turn.forms),
+        example=turn.example or "",
+        clock=turn.clock,
+        seat=turn.seat,
+        game=turn.game,
+    )
+    return pb.PlayResponse(turn=message)
+
+
+def move_accepted(request_id: str, accepted: Accepted) -> pb.PlayResponse:
+    result = pb.MoveResult(
+        request_id=request_id,
+        accepted=True,
+        version=accepted.version,
+        text=accepted.text,
+        receipt=receipt_message(accepted.receipt),
+    )
+    return pb.PlayResponse(result=result)
+
+
+def move_refused(request_id: str, code: str, message: str) -> pb.PlayResponse:
+    return pb.PlayResponse(result=pb.MoveResult(request_id=request_id, accepted=False, code=code, message=message))
+
+
+def ended_response(version: int, status: Status, results: dict[str, Any] | None) -> pb.PlayResponse:
+    ended = pb.Ended(version=version, status=status_message(status), results_json=_json_or_empty(results))
+    return pb.PlayResponse(ended=ended)
+
+
+def update_bytes(live: LiveMatch, viewer: Viewer, version: int, last: int) -> bytes:
+    """Version `version` as `viewer`'s class sees it while the match is at `last`, serialized: built once per
+    class and shared by its streams (server/fanout.py); the last version carries the view and status."""
+    record = visible_record(live, version, viewer)  # a rollback's target is public: it is in every view
+    if version != last:
+        return subscribe_update(version, record)
+    view = live.game.view(live.state_at(version), viewer)
+    return subscribe_update(version, record, view, status_message(live.status(version), live.paused_after(version)))

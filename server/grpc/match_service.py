@@ -17,6 +17,7 @@ from engine.errors import MalformedCommand
 from matchserver.v1 import matchserver_pb2 as pb
 from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
 from server.grpc import convert
+from server.grpc.play_service import PlayStream
 from server.grpc.plumbing import (
     MalformedRequest,
     abort_for,
@@ -28,12 +29,10 @@ from server.grpc.plumbing import (
     unary,
 )
 from server.limits import check_command_text, check_reason, check_seat_name, cut
-from server.live import LiveMatch
 from server.matches import Matches
 from server.records import token_hash
 from server.repository import parse_id
 from server.streams import OpenStream, StreamEnd, TooManyStreams, peer_address
-from server.visibility import visible_record
 
 MAX_RECEIPTS = 1000  # per Verify request: the latest receipts prove the most
 
@@ -267,7 +266,7 @@ class MatchService:
                 if stream.ending.done():  # a revoked credential gets not one more update
                     break
                 key = (live.id, viewer, version, last)
-                update = updates.get(key, functools.partial(self._update, live, viewer, version, last))
+                update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
                 stream.writing = len(update)
                 try:
                     # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream
@@ -299,16 +298,9 @@ class MatchService:
             wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
             await self.queries.wait_for_change(stream.match_id, sent, timeout=wait, until=stream.ending)
 
-    def _update(self, live: LiveMatch, viewer: Viewer, version: int, last: int) -> bytes:
-        """Version `version` as `viewer`'s class sees it while the match is at `last`, serialized: built
-        once per class and shared by its streams (server/fanout.py); the last version carries the view."""
-        record = visible_record(live, version, viewer)  # a rollback's target is public: it is in every view
-        if version != last:
-            return convert.subscribe_update(version, record)
-        view = live.game.view(live.state_at(version), viewer)
-        return convert.subscribe_update(
-            version, record, view, convert.status_message(live.status(version), live.paused_after(version))
-        )
+    async def Play(self, requests: Any, context: grpc.aio.ServicerContext) -> None:
+        """One seat's stream (server/grpc/play_service.py)."""
+        await PlayStream(self.matches, context).run(requests)
 
 
 def match_handler(service: MatchService) -> grpc.GenericRpcHandler:

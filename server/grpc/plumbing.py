@@ -175,10 +175,16 @@ def service_handler(service: Any, module: Any, name: str) -> grpc.GenericRpcHand
         behaviour = getattr(service, method.name, None)
         if behaviour is None:  # not served yet: gRPC answers UNIMPLEMENTED
             continue
-        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        make = _handler_kind(method.client_streaming, method.server_streaming)
         handlers[method.name] = make(
             behaviour,
             request_deserializer=safe_deserializer(request_class, service.limits),
             response_serializer=passing_bytes(response_class.SerializeToString),
         )
     return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
+
+
+def _handler_kind(client_streaming: bool, server_streaming: bool) -> Any:
+    if client_streaming:
+        return grpc.stream_stream_rpc_method_handler if server_streaming else grpc.stream_unary_rpc_method_handler
+    return grpc.unary_stream_rpc_method_handler if server_streaming else grpc.unary_unary_rpc_method_handler

@@ -1,0 +1,223 @@
+"""MatchService.Play: one seat's whole game on one bidirectional stream (docs/BOTS.md, "The Play stream").
+
+The server sends every record after the client's version as an Update (built once per viewer class and
+shared, as Subscribe's are), a Turn whenever the seat's turn opens (server/turns.py: exactly once per
+decision point on a stream), a MoveResult for each Move, and Ended once the match is over (the stream then
+closes with OK). A Move names the turn it answers; decided on any other it is refused as stale and nothing
+is applied. Moves are taken one at a time, in order. Like Subscribe, a stream the server ends on purpose
+carries the RESUME_FROM trailer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from engine.contract import Game, Viewer
+from matchserver.v1 import matchserver_pb2 as pb
+from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
+from server.grpc import convert
+from server.grpc.plumbing import MalformedRequest, abort_for, bearer_token, end_stream, request_tag, status_code_for
+from server.limits import check_command_text, check_seat_name, cut
+from server.matches import Matches
+from server.records import token_hash
+from server.repository import parse_id
+from server.streams import OpenStream, StreamEnd, peer_address
+from server.turns import turn_view
+from server.visibility import visible_results
+
+CLIENT_DONE = object()  # the client closed its side: no more moves, the server goes on sending
+
+
+class PlayStream:
+    def __init__(self, matches: Matches, context: grpc.aio.ServicerContext) -> None:
+        self.matches = matches
+        self.limits = matches.limits
+        self.context = context
+        self.moves: asyncio.Queue[Any] = asyncio.Queue()
+        self.turn_sent: int | None = None  # the turn this stream last sent (one Turn per decision point)
+
+    async def run(self, requests: AsyncIterator[Any]) -> None:
+        context = self.context
+        try:
+            first = await anext(aiter(requests), None)
+            start = _start_of(first)
+            match_id = parse_id(start.match_id)
+            token = bearer_token(context)
+            if start.player:
+                check_seat_name(start.player, self.limits)
+            live = await self.matches.load(match_id)
+            viewer = await self.matches.callers.viewer_for(live, token)
+            if viewer.kind != "player" or viewer.player is None:
+                raise PermissionDenied("Play is a seat's stream: use the seat's token, or the bot key that holds it")
+            if start.player and start.player != viewer.player:
+                raise PermissionDenied(f"this credential is {viewer.player}'s; a player can act only as themself")
+            if start.from_version < 0:
+                raise BadRequest("from_version must be 0 or more")
+            credential = token_hash(token) if token else None
+            stream = self.matches.streams.open(match_id, credential, peer_address(context.peer()), placed=True)
+        except Exception as exc:
+            await abort_for(exc, context, self.limits)
+            return
+        reader = asyncio.ensure_future(self._read(requests))
+        try:
+            outcome = await self._follow(stream, token, viewer, min(start.from_version, live.version))
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            self.matches.streams.close(stream)
+        if outcome is not None:
+            await end_stream(context, *outcome)
+
+    async def _read(self, requests: AsyncIterator[Any]) -> None:
+        async for request in requests:
+            await self.moves.put(request)
+        await self.moves.put(CLIENT_DONE)
+
+    async def _follow(
+        self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int
+    ) -> tuple[StreamEnd, int] | None:
+        """Send until the match ends (None: the stream closes with OK) or the stream is ended on purpose."""
+        seat = str(viewer.player)
+        limits, updates = self.matches.streams.limits, self.matches.streams.updates
+        stream.sent = sent
+        taking = True
+        while True:
+            try:
+                live = await self.matches.load(stream.match_id)
+            except DataLoss as exc:
+                return StreamEnd(str(exc), revoked=False, lost=True), sent
+            try:
+                await self.matches.callers.viewer_for(live, token)
+            except (Unauthenticated, PermissionDenied) as exc:
+                return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
+            last = live.version
+            for version in range(sent + 1, last + 1):
+                if stream.ending.done():
+                    break
+                key = (live.id, viewer, version, last)  # Subscribe's update, shared with its streams
+                update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
+                if not await self._write(convert.play_update(update), limits.write_timeout):
+                    return _slow(version, sent, limits.write_timeout), sent
+                sent = stream.sent = version
+            if stream.ending.done():
+                return stream.ending.result(), sent
+            if live.status().finished:
+                ended = convert.ended_response(live.version, live.status(), visible_results(live, live.version))
+                await self.context.write(ended)
+                return None
+            turn = turn_view(live, seat, self.matches.clock.now())
+            if turn is not None and turn.version != self.turn_sent:
+                self.turn_sent = turn.version
+                await self.context.write(convert.turn_response(turn))
+            age_left = stream.opened_at + limits.max_age - time.monotonic()
+            if age_left <= 0:
+                return StreamEnd(
+                    f"this stream reached its maximum age of {limits.max_age:g} s (StreamLimits.max_age); "
+                    f"play again from version {sent}",
+                    revoked=False,
+                ), sent
+            wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
+            if not taking:
+                await self._changed(stream, sent, wait)
+                continue
+            move = await self._next(stream, sent, wait)
+            if move is CLIENT_DONE:
+                taking = False
+            elif move is not None:
+                await self._answer(stream.match_id, token, seat, move)
+
+    async def _next(self, stream: OpenStream, sent: int, wait: float) -> Any:
+        """The client's next request, or None once the match moves past `sent` (or `wait` s pass)."""
+        if not self.moves.empty():
+            return self.moves.get_nowait()
+        getter = asyncio.ensure_future(self.moves.get())
+        changed = asyncio.ensure_future(self._changed(stream, sent, wait))
+        await asyncio.wait({getter, changed}, return_when=asyncio.FIRST_COMPLETED)
+        changed.cancel()
+        if getter.done():
+            return getter.result()
+        getter.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await getter
+        return getter.result() if getter.done() and not getter.cancelled() else None
+
+    async def _changed(self, stream: OpenStream, sent: int, wait: float) -> None:
+        await self.matches.queries.wait_for_change(stream.match_id, sent, timeout=wait, until=stream.ending)
+
+    async def _answer(self, match_id: uuid.UUID, token: str | None, seat: str, request: Any) -> None:
+        """One Move, decided and answered; a refusal is a MoveResult (the stream goes on)."""
+        request_id = "" if isinstance(request, MalformedRequest) else str(request.move.request_id)
+        try:
+            move = _move_of(request)
+            text: str | None = None
+            typed: Any = None
+            if move.WhichOneof("command") == "text":
+                text = move.text
+                check_command_text(text, self.limits)
+            elif move.WhichOneof("command") == "typed":
+                message = move.typed
+
+                def typed(game: Game[Any, Any]) -> Any:
+                    return convert.game_command(game, message)
+            else:
+                raise BadRequest("a move needs a command: text or typed")
+            tag = request_tag(move, self.limits)
+            accepted = await self.matches.commands.submit(
+                match_id, token, seat, text, typed, None, tag, turn_version=int(move.turn_version)
+            )
+        except Exception as exc:
+            code = status_code_for(exc)
+            if code is None:
+                raise  # a server bug: the stream ends INTERNAL, as any unmapped error does
+            await self.context.write(convert.move_refused(request_id, code.name, cut(str(exc), self.limits)))
+            return
+        await self.context.write(convert.move_accepted(request_id, accepted))
+
+    async def _write(self, message: Any, timeout: float) -> bool:
+        try:
+            async with asyncio.timeout(timeout):
+                await self.context.write(message)
+        except TimeoutError:
+            return False
+        except Exception:
+            if self.context.cancelled():
+                raise asyncio.CancelledError() from None
+            raise
+        return True
+
+
+def _slow(version: int, sent: int, timeout: float) -> StreamEnd:
+    return StreamEnd(
+        f"the client did not take update {version} within {timeout:g} s (StreamLimits.write_timeout); "
+        f"play again from version {sent}",
+        revoked=False,
+    )
+
+
+def _start_of(request: Any) -> pb.PlayStart:
+    if request is None:
+        raise BadRequest("a Play stream starts with a PlayStart message (match_id, player, from_version)")
+    if isinstance(request, MalformedRequest):
+        raise BadRequest(request.error)
+    if request.WhichOneof("kind") != "start":
+        raise BadRequest("a Play stream starts with a PlayStart message, before any Move")
+    start: pb.PlayStart = request.start
+    return start
+
+
+def _move_of(request: Any) -> pb.Move:
+    if isinstance(request, MalformedRequest):
+        raise BadRequest(request.error)
+    if request.WhichOneof("kind") != "move":
+        raise BadRequest("after its PlayStart, a Play stream takes only Moves")
+    move: pb.Move = request.move
+    return move

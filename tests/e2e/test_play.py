@@ -1,0 +1,187 @@
+"""The Play stream over a real server (issue 27): one Turn per decision point, stale and second moves
+refused with nothing applied, a resumed stream with no gap and no repeat, and the adversaries (another
+seat's token, a spectator, a flood of moves) refused."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from typing import Any
+
+import grpc
+import pytest
+
+from clients.client import MatchClient
+from clients.play_stream import PlaySession
+from matchserver.v1 import matchserver_pb2 as pb
+from server.grpc.convert import play_update
+from tests.support.duel import seat_duel
+from tests.support.server import ServerThread
+from tests.support.waiting import wait_until
+
+
+class Seat:
+    """A seat played over Play in a thread: every message kept; each Turn answered by `choose`."""
+
+    def __init__(self, client: MatchClient, match_id: str, token: str, choose: Any, from_version: int = 0) -> None:
+        self.session = PlaySession(client, match_id, token, from_version=from_version)
+        self.messages: list[pb.PlayResponse] = []
+        self.choose = choose
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            for message in self.session:
+                self.messages.append(message)
+                if message.WhichOneof("kind") == "turn" and self.choose is not None:
+                    text = self.choose(message.turn)
+                    if text is not None:
+                        self.session.move(message.turn.version, text=text)
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                self.error = exc
+
+    def of(self, kind: str) -> list[Any]:
+        return [getattr(m, kind) for m in list(self.messages) if m.WhichOneof("kind") == kind]
+
+    def done(self) -> bool:
+        return bool(self.of("ended")) or self.error is not None
+
+    def close(self) -> None:
+        self.session.close()
+        self.thread.join(30)
+
+
+def test_each_seat_gets_one_turn_per_decision_point_and_the_match_ends(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=4)
+    seats = {name: Seat(client, match_id, token, lambda turn: "pick 2") for name, token in (("ann", ann), ("bob", bob))}
+    try:
+        wait_until(lambda: all(seat.done() for seat in seats.values()), "both seats saw the end", 60)
+        for name, seat in seats.items():
+            assert seat.error is None
+            turns, results = seat.of("turn"), seat.of("result")
+            assert len(turns) == 3  # three rounds, one decision each
+            assert [t.seat for t in turns] == [name] * 3 and all(t.game == "duel" for t in turns)
+            assert len({t.version for t in turns}) == 3
+            assert all(r.accepted and r.text == "pick 2" for r in results) and len(results) == 3
+            updates = [u.event.version for u in seat.of("update")]
+            assert updates == sorted(set(updates))  # every version once, in order
+            assert seat.of("ended")[0].status.finished
+            assert json.loads(seat.of("ended")[0].results_json)["results"]
+    finally:
+        for seat in seats.values():
+            seat.close()
+    assert client.state(match_id, host).status.finished
+
+
+def test_a_stale_move_and_a_second_move_for_one_turn_are_refused_and_change_nothing(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=5)
+    seat = Seat(client, match_id, ann, None)
+    try:
+        wait_until(lambda: seat.of("turn"), "ann's first turn")
+        turn = seat.of("turn")[0]
+        before = client.state(match_id, host).version
+        seat.session.move(turn.version - 1, text="pick 3")  # decided on another version: stale
+        wait_until(lambda: seat.of("result"), "the stale move's result")
+        stale = seat.of("result")[0]
+        assert not stale.accepted and stale.code == "ABORTED" and "stale move" in stale.message
+        assert client.state(match_id, host).version == before  # nothing applied
+        seat.session.move(turn.version, text="pick 3")
+        seat.session.move(turn.version, text="pick 1")  # a second decision for the same turn
+        wait_until(lambda: len(seat.of("result")) == 3, "both answers")
+        first, second = seat.of("result")[1:]
+        assert first.accepted and first.text == "pick 3" and first.receipt.version == first.version
+        assert not second.accepted and second.code == "ABORTED" and "may not act now" in second.message
+        assert client.state(match_id, ann).view["my_picks"] == {"ann": 3}  # the first stood, alone
+    finally:
+        seat.close()
+
+
+def test_a_resumed_stream_gets_what_it_missed_and_nothing_twice(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, bob = seat_duel(client, seed=6)
+    first = Seat(client, match_id, ann, lambda turn: "pick 1")
+    wait_until(lambda: first.of("result"), "ann moved")
+    first.close()
+    seen = max(u.event.version for u in first.of("update"))
+    client.submit(match_id, bob, text="pick 2")  # round 1 resolves while ann is away
+    second = Seat(client, match_id, ann, None, from_version=seen)
+    try:
+        wait_until(lambda: second.of("turn"), "ann's round-2 turn on the resumed stream")
+        missed = [u.event.version for u in second.of("update")]
+        assert missed == list(range(seen + 1, client.state(match_id, host).version + 1))
+        assert len(second.of("turn")) == 1 and second.of("turn")[0].version > seen
+    finally:
+        second.close()
+
+
+def test_a_seat_plays_only_its_own_seat_and_spectators_cannot_play(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, _ann, bob = seat_duel(client, seed=7)
+    for token, player, code in (
+        (bob, "ann", grpc.StatusCode.PERMISSION_DENIED),  # another seat's token
+        (host, "", grpc.StatusCode.PERMISSION_DENIED),  # the host watches, it does not play
+        (None, "ann", grpc.StatusCode.PERMISSION_DENIED),  # a spectator
+    ):
+        session = PlaySession(client, match_id, token or "", player=player)
+        with pytest.raises(grpc.RpcError) as refused:
+            list(session)
+        assert refused.value.code() == code, (player, refused.value.details())
+        assert "Play is a seat's stream" in str(refused.value.details()) or "themself" in str(refused.value.details())
+
+
+def test_a_flood_of_moves_applies_one_and_refuses_the_rest(server: ServerThread) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=8)
+    seat = Seat(client, match_id, ann, None)
+    try:
+        wait_until(lambda: seat.of("turn"), "ann's turn")
+        turn = seat.of("turn")[0]
+        for n in range(40):
+            seat.session.move(turn.version, text=f"pick {1 + n % 3}")
+        wait_until(lambda: len(seat.of("result")) == 40, "every move answered")
+        verdicts = Counter((r.accepted, r.code) for r in seat.of("result"))
+        assert verdicts == {(True, ""): 1, (False, "ABORTED"): 39}
+        picks = [json.loads(e.json) for e in client.history(match_id, host) if e.type == "Picked"]
+        assert len(picks) == 1
+    finally:
+        seat.close()
+
+
+def test_a_sealed_pick_never_reaches_the_other_seats_stream(server: ServerThread) -> None:
+    client = server.client()
+    match_id, _host, ann, bob = seat_duel(client, seed=9)
+    seat = Seat(client, match_id, ann, None)
+    try:
+        wait_until(lambda: seat.of("turn"), "ann's turn")
+        client.submit(match_id, bob, text="pick 3")
+        wait_until(lambda: any(u.event.type in ("Picked", "hidden") for u in seat.of("update")), "bob's pick seen")
+        for message in seat.messages:
+            text = message.SerializeToString()
+            assert b'"number": 3' not in text and b'bob": 3' not in text
+    finally:
+        seat.close()
+
+
+def test_a_play_update_is_the_subscribe_update_framed_unchanged() -> None:
+    update = pb.SubscribeResponse(event=pb.Event(version=7, kind="game", json="{}"), view_json='{"a": 1}')
+    update.status.phase = "round 2"
+    update.rolled_back_to = 3
+    framed = pb.PlayResponse.FromString(play_update(update.SerializeToString()))
+    assert framed.WhichOneof("kind") == "update"
+    assert framed.update.event == update.event and framed.update.view_json == update.view_json
+    assert framed.update.status == update.status and framed.update.rolled_back_to == 3
+
+
+def test_a_play_stream_must_start_with_play_start(server: ServerThread) -> None:
+    client = server.client()
+    requests = iter([pb.PlayRequest(move=pb.Move(turn_version=1, text="pick 1"))])
+    with pytest.raises(grpc.RpcError) as refused:
+        list(client.stub.Play(requests, metadata=[("authorization", "Spectator")]))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "starts with a PlayStart" in str(refused.value.details())
