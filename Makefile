@@ -17,8 +17,9 @@ $(INSTALLED): pyproject.toml
 
 # Generated code (with typed stubs) comes from protos/, never edited by hand.
 $(GENERATED): $(PROTOS) $(INSTALLED)
-	rm -rf matchserver
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
+	rm -rf matchserver && mkdir -p matchserver
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. \
+		--descriptor_set_out=matchserver/descriptors.binpb --include_source_info --include_imports $(PROTOS)
 	find matchserver -type d -exec touch {}/__init__.py \;
 	touch $@
 

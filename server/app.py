@@ -15,7 +15,6 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from server import chainkey, ticker
 from server.access import HostQuotas
@@ -25,6 +24,7 @@ from server.arena.settings import ArenaSettings
 from server.clock import Clock
 from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, arena_handler
 from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
+from server.grpc.reflection import enable_reflection
 from server.http import LivePages, tls_context
 from server.limits import Limits
 from server.matches import Matches
@@ -248,8 +248,7 @@ async def start_server(settings: Settings) -> Running:
     server.add_generic_rpc_handlers((match_handler(MatchService(matches)), arena_handler(ArenaService(arena))))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    services = (SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
-    reflection.enable_server_reflection(services, server)
+    enable_reflection((SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME), server)
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
