@@ -19,6 +19,7 @@ from bench.figures import Figure
 from bench.procs import Window, load, median_window, percentile
 
 METHOD = "/bench.Echo/Echo"
+STREAM_METHOD = "/bench.Echo/EchoStream"
 REQUEST = b"r" * 80
 REPLY = b"e" * 512
 TOKEN = "Bearer " + "t" * 36  # the metadata a player's Submit carries
@@ -37,8 +38,16 @@ async def _serve() -> None:
     async def echo(request: bytes, context: Any) -> bytes:
         return REPLY
 
+    async def echo_stream(requests: Any, context: Any) -> Any:
+        async for _ in requests:  # one reply per message, on one long stream (the Play stream's ceiling)
+            yield REPLY
+
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    handler = grpc.method_handlers_generic_handler("bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)})
+    methods = {
+        "Echo": grpc.unary_unary_rpc_method_handler(echo),
+        "EchoStream": grpc.stream_stream_rpc_method_handler(echo_stream),
+    }
+    handler = grpc.method_handlers_generic_handler("bench.Echo", methods)
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
@@ -59,16 +68,54 @@ def _act(call: Any) -> None:
     call(REQUEST, metadata=[("authorization", TOKEN)], timeout=30)
 
 
+class _Stream:
+    """One client's echo stream: each act sends one message and waits for its reply."""
+
+    def __init__(self, address: str) -> None:
+        import queue
+
+        import grpc
+
+        from clients.client import channel_options
+
+        self.channel = grpc.insecure_channel(address, options=channel_options())
+        self.outgoing: queue.Queue[bytes] = queue.Queue()
+        call = self.channel.stream_stream(STREAM_METHOD)
+        self.replies = call(iter(self.outgoing.get, None), metadata=[("authorization", TOKEN)])
+
+    def act(self) -> None:
+        self.outgoing.put(REQUEST)
+        next(self.replies)
+
+
+def _setup_stream(address: str, argument: Any, windows: int, duration: float) -> Any:
+    return _Stream(address)
+
+
+def _act_stream(stream: Any) -> None:
+    stream.act()
+
+
+@cache
+def measure_stream(clients: int, windows: int, duration: float) -> Ceiling:
+    """Round trips on one bidirectional stream per client (bench/play.py's ceiling)."""
+    return _measure(clients, windows, duration, _setup_stream, _act_stream)
+
+
 @cache
 def measure(clients: int, windows: int, duration: float) -> Ceiling:
     """Echo at `clients` clients (cached: submit.py asks for the same ceilings echo's own figures show)."""
+    return _measure(clients, windows, duration, _setup, _act)
+
+
+def _measure(clients: int, windows: int, duration: float, setup: Any, act: Any) -> Ceiling:
     process = subprocess.Popen(
         [sys.executable, "-m", "bench.echo", "--serve"], stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL
     )
     try:
         assert process.stdout is not None
         address = process.stdout.readline().split()[-1]
-        measured = load(process.pid, address, _setup, _act, clients, windows, duration)
+        measured = load(process.pid, address, setup, act, clients, windows, duration)
         return Ceiling(clients, median_window(measured))
     finally:
         process.terminate()

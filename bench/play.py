@@ -1,0 +1,120 @@
+"""Moves over the Play stream (issue 27): moves/s and server CPU per move at 1, 8 and 32 clients, beside
+Submit's figures (bench/submit.py) and a stream-echo ceiling (one bidirectional echo stream per client,
+bench/echo.py) at the same client count.
+
+Each client process seats duels (the fixture game, bench.serve registers it) and plays both seats of
+each over two Play streams; one act is one Move sent and its MoveResult received. A duel is three rounds
+of two secret picks: six moves a match, and the next match's streams open when one ends (inside the window,
+so the figure includes a Play stream's opening, amortised over six moves)."""
+
+from __future__ import annotations
+
+import math
+import queue
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from bench import echo
+from bench.figures import Figure
+from bench.procs import load, median_window, percentile, start_server
+
+MOVES_PER_MATCH = 6
+DURATION = 3600  # seconds a duel round lasts: no deadline falls while the bench runs
+
+
+class Seats:
+    """One client process's seats: Play sessions whose Turns wait in `turns` until a move answers them."""
+
+    def __init__(self, client: Any, matches: int) -> None:
+        self.client = client
+        self.turns: queue.Queue[tuple[Any, Any]] = queue.Queue()
+        self.results: queue.Queue[Any] = queue.Queue()
+        self.waiting = [self._seat() for _ in range(matches)]
+        self.sessions: list[Any] = []
+
+    def _seat(self) -> tuple[str, str, str]:
+        created = self.client.create(
+            "duel", ["ann", "bob"], seed=1, config={"players": ["ann", "bob"], "duration": DURATION}
+        )
+        return created.match_id, self.client.join(created.match_id, "ann"), self.client.join(created.match_id, "bob")
+
+    def _open(self) -> None:
+        from clients.play_stream import PlaySession
+
+        match_id, ann, bob = self.waiting.pop() if self.waiting else self._seat()
+        for token in (ann, bob):
+            session = PlaySession(self.client, match_id, token)
+            self.sessions.append(session)
+            threading.Thread(target=self._read, args=(session,), daemon=True).start()
+
+    def _read(self, session: Any) -> None:
+        for message in session:
+            kind = message.WhichOneof("kind")
+            if kind == "turn":
+                self.turns.put((session, message.turn))
+            elif kind == "result":
+                self.results.put(message.result)
+
+    def act(self) -> None:
+        try:
+            session, turn = self.turns.get_nowait()
+        except queue.Empty:
+            self._open()  # every seat's turn is answered: the next duel
+            session, turn = self.turns.get(timeout=60)
+        session.move(turn.version, text="pick 2")
+        result = self.results.get(timeout=60)
+        if not result.accepted:
+            raise RuntimeError(f"a bench move was refused: {result.code} {result.message}")
+
+
+def _setup(address: str, argument: Any, windows: int, duration: float) -> Any:
+    from clients.client import MatchClient
+
+    admin_token, matches = argument
+    return Seats(MatchClient(address, host_credential=admin_token), matches)
+
+
+def _act(seats: Any) -> None:
+    seats.act()
+
+
+def run(quick: bool) -> list[Figure]:
+    windows, duration = echo.shape(quick)
+    figures = []
+    for clients in echo.CLIENT_COUNTS:
+        ceiling = echo.measure_stream(clients, windows, duration).window
+        expected = 0.6 * ceiling.per_second * duration * windows / clients
+        matches = math.ceil(expected / MOVES_PER_MATCH) + 1
+        with tempfile.TemporaryDirectory() as folder:
+            server = start_server(Path(folder) / "var")
+            try:
+                arguments = [(server.admin_token(), min(matches, 200))] * clients
+                measured = load(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
+            finally:
+                server.stop()
+        window = median_window(measured)
+        figures.append(
+            Figure(
+                f"play: moves/s over Play, {clients} clients (SQLite)",
+                window.per_second,
+                "moves/s",
+                ceiling=ceiling.per_second,
+                ceiling_name=f"stream echo, {clients} clients",
+            )
+        )
+        figures.append(
+            Figure(
+                f"play: server CPU per Play move, {clients} clients",
+                window.cpu_us_per_operation,
+                "µs",
+                better="lower",
+                ceiling=ceiling.cpu_us_per_operation,
+                ceiling_name=f"stream echo, {clients} clients",
+            )
+        )
+        figures.append(
+            Figure(f"play: move p50, {clients} clients", percentile(window.latencies, 0.5) * 1000, "ms", better="lower")
+        )
+    return figures
