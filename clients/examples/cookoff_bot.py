@@ -6,9 +6,8 @@
 installed with its dependencies: `pip install dist/matchserver_client-*.whl`, docs/BOTS.md). It prints a
 line once connected, one per submission, and stops at the match's end or on Ctrl-C (exit 0).
 
-One harvester to each of the biggest trees, berries in the middle of the pot, no sabotage, no moves,
-a berry served as a dish once it is cooked medium or better, the last dish chosen. Submissions are
-binding: a phase ends when both players have submitted (docs/BOTS.md).
+One harvester to each of the biggest trees, berries in the middle of the pot, no sabotage or moves, a
+dish served once cooked medium or better, the last dish chosen. Submissions are binding (docs/BOTS.md).
 """
 
 import argparse
@@ -46,7 +45,7 @@ def choose(view: dict[str, Any], me: str) -> str:
     return NOTHING[phase]
 
 
-def owes(status: pb.Status, me: str) -> bool:
+def owes(status: pb.Status, me: str) -> bool:  # may act now and has not
     return not status.finished and me in status.awaiting and me not in status.submitted
 
 

@@ -141,13 +141,13 @@ class TournamentOrganiser:
     async def advance(self, tournament_id: str) -> None:
         """Start every match whose turn has come (one transaction per step), or record the end."""
 
-        known = await self.arena.tournament(tournament_id)
-        room = await self._room(str(known.header.get("organiser", "admin")))
-
         async def plan() -> Step | None:
             tournament = await self.arena.tournament(tournament_id)
             header = tournament.header
             # Within the organiser's quota of live matches: the rest start as others end (each tick asks).
+            # Counted here, under the arena's write lock: two advances at once (a creation's and the tick's)
+            # would otherwise both count the places free before either started a match.
+            room = await self._room(str(header.get("organiser", "admin")))
             entries = tournament.to_start()[:room]
             now = self.platform.clock.now()
             if entries:
