@@ -25,7 +25,11 @@ def ask(server: ServerThread, service: str, request: rpb.ServerReflectionRequest
 def test_a_reflection_client_of_either_version_lists_the_services(server: ServerThread, version: str) -> None:
     reply = ask(server, f"grpc.reflection.{version}.ServerReflection", rpb.ServerReflectionRequest(list_services=""))
     names = {service.name for service in reply.list_services_response.service}
-    assert {"matchserver.v1.MatchService", "matchserver.v1.ArenaService", "grpc.reflection.v1.ServerReflection"} <= names
+    assert {
+        "matchserver.v1.MatchService",
+        "matchserver.v1.ArenaService",
+        "grpc.reflection.v1.ServerReflection",
+    } <= names
 
 
 def comments(proto: descriptor_pb2.FileDescriptorProto) -> list[str]:
