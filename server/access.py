@@ -17,8 +17,8 @@ from engine.contract import Viewer
 from server.errors import PermissionDenied, ResourceExhausted, Unauthenticated
 from server.identities import BotAccount, HostKey, Identities
 from server.live import LiveMatch
+from server.policy import Policies
 from server.records import token_hash
-from server.visibility import host_view
 
 
 class UnknownToken(Unauthenticated):
@@ -43,6 +43,8 @@ class Access:
         # token hash -> its match (replaced tokens too), for matches in memory; the catalog has them all
         self.token_owner: dict[str, uuid.UUID] = {}
         self.creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
+        # Rules of the rooms that make matches of their own (the arena's), registered at wiring.
+        self.policies = Policies()
 
     def index(self, live: LiveMatch) -> None:
         """Remember whose tokens a match holds and which host key created it."""
@@ -68,7 +70,7 @@ class Access:
                 raise PermissionDenied("this match is private: only its host and players may watch it")
             return Viewer.spectator()
         if self.is_admin(token):
-            return host_view(live)
+            return self.policies.watches(live)
         digest = token_hash(token)
         if digest in live.tokens:
             role, player = live.tokens[digest]
@@ -81,7 +83,7 @@ class Access:
             if key.revoked:
                 raise Unauthenticated(f"host key {key.key_id} was revoked: {key.revoked_reason}")
             if live.header.get("host_key") == key.key_id:
-                return host_view(live)
+                return self.policies.watches(live)
             raise PermissionDenied(f"host key {key.key_id} did not create this match")
         owner = self.token_owner.get(digest)
         if owner == live.id:
@@ -111,7 +113,7 @@ class Access:
         return bot
 
     def is_corrector(self, live: LiveMatch, token: str | None) -> bool:
-        """May correct an arena match (roll back, pause, end a phase): the admin or its organiser's key."""
+        """The admin, or the host key that made the match (an arena match's organiser corrects it so)."""
         if self.is_admin(token):
             return True
         key = self.host_key(token)

@@ -7,8 +7,8 @@ module, so the boundary of hidden information can be audited in one sitting (doc
   stays public after a rollback reopens it.
 - Results are shown only once the match is over, and a cancelled match shows no results at all.
 - A host record's request id is the host's own: shown to nobody else.
-- The organiser of an arena match (its host key, or the admin) watches it as a spectator until it ends,
-  so the organiser of a bot tournament never sees a sealed submission (docs/BOTS.md, "The arena").
+- How a match's host credentials see it is the host's view, unless a registered policy says otherwise
+  (server/policy.py: the arena's organiser watches a bot match as a spectator until it ends).
 """
 
 from __future__ import annotations
@@ -23,14 +23,6 @@ if TYPE_CHECKING:
     from server.live import LiveMatch
 
 HIDDEN_CONFIG = "hidden until the match is over"
-
-
-def host_view(live: LiveMatch) -> Viewer:
-    """What the match's host credentials see: the host's view, except an organiser's of an unfinished
-    match whose seats are held by identities (an arena match), who watches as a spectator."""
-    if live.organised and not live.status().finished:
-        return Viewer.spectator()
-    return Viewer.host()
 
 
 def visible_record(live: LiveMatch, version: int, viewer: Viewer) -> Record:

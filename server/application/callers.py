@@ -7,7 +7,7 @@ from engine import codec
 from engine.contract import Viewer
 from server.access import Access, UnknownToken
 from server.application.values import Accepted, Created, receipt_at
-from server.errors import FailedPrecondition, PermissionDenied, Unauthenticated
+from server.errors import PermissionDenied, Unauthenticated
 from server.hostkeys import HostKeys
 from server.live import LiveMatch
 from server.records import Record, token_hash
@@ -45,16 +45,12 @@ class Callers:
             raise
 
     async def require_host(self, live: LiveMatch, token: str | None) -> Viewer:
-        """The host's view for a host's write. A match whose seats identities hold (an arena match) has no
-        host: its organiser (or the admin) corrects it, seeing it as a spectator until it ends; a finished
-        one is voided, not rolled back."""
-        if token and live.organised and self.access.is_corrector(live, token):
-            if live.status().finished:
-                raise FailedPrecondition(
-                    "this arena match is over: a finished tournament match is corrected by voiding it "
-                    "(matchctl tournament void TOURNAMENT MATCH --reason ...)"
-                )
-            return Viewer.spectator()
+        """The host's view for a host's write; a registered policy may say who corrects a match of its own
+        instead (server/policy.py: the arena's organiser, as a spectator) or refuse the correction."""
+        if token and self.access.is_corrector(live, token):
+            viewer = self.access.policies.corrects(live)
+            if viewer is not None:
+                return viewer
         return self.access.host_only(await self.viewer_for(live, token) if token else None)
 
     def by(self, token: str | None) -> str:

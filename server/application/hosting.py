@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import uuid
 
-from engine.contract import Viewer
 from server import decisions
 from server.application.callers import accepted, replayed
 from server.application.commands import MatchCommands, new_seed
 from server.application.values import Accepted, Created
 from server.decisions import check_expected
 from server.envelope import cause
-from server.errors import FailedPrecondition, PermissionDenied
+from server.errors import FailedPrecondition
 from server.live import LiveMatch
 from server.records import token_hash
 from server.requests import RequestTag, tagged
@@ -110,17 +109,8 @@ class HostCommands:
         """A new match as this one stood at `at`; the origin's log records who forked it, where and why."""
 
         async def act(source: LiveMatch) -> Created:
-            if token and source.organised and self.access.is_corrector(source, token):
-                # An arena match's organiser sees it as a spectator: a copy it hosts would show the sealed
-                # moves, the tree schedule, the judges and the seed. Once the match is over they are public.
-                if not source.status().finished:
-                    raise PermissionDenied(
-                        "an arena match is forked only once it is over: until then its organiser sees it as "
-                        "a spectator, and a fork would show its sealed moves and its seed"
-                    )
-                viewer = Viewer.spectator()
-            else:
-                viewer = await self.callers.require_host(source, token)
+            forker = self.access.policies.forks(source) if token and self.access.is_corrector(source, token) else None
+            viewer = forker if forker is not None else await self.callers.require_host(source, token)
             caller = self.access.caller_of(source, token)
             again = replayed(source, caller, tag, viewer)
             if again is not None:

@@ -24,6 +24,7 @@ from server.hostkeys import HostKeys
 from server.identities import MATCH_TERMS, SEAT_HOLDERS
 from server.limits import Limits, check_game_config, check_seat_names
 from server.live import LiveMatch
+from server.policy import MatchPolicy
 from server.records import ChainedLog, Record, chain, token_hash
 from server.repository import LiveMatches
 from server.requests import RequestTag, Secrets
@@ -54,6 +55,10 @@ class Platform:
         self.access: Access = callers.access
         self.streams: StreamRegistry = matches.streams
         self.refresh_every = matches.refresh_every
+
+    def register_policy(self, policy: MatchPolicy) -> None:
+        """Rules for the matches a room makes (server/policy.py), asked before the core's own."""
+        self.access.policies.append(policy)
 
     # --- matches ------------------------------------------------------------------------------------
 

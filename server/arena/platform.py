@@ -15,6 +15,7 @@ from server.clock import Clock
 from server.errors import Conflict
 from server.limits import Limits
 from server.live import LiveMatch
+from server.policy import MatchPolicy
 from server.records import ChainedLog, Record
 from server.requests import RequestTag
 from server.streams import StreamRegistry
@@ -29,6 +30,8 @@ class MatchPlatform(Protocol):
     limits: Limits
     streams: StreamRegistry
     refresh_every: float | None
+
+    def register_policy(self, policy: MatchPolicy) -> None: ...
 
     async def load(self, match_id: uuid.UUID) -> LiveMatch: ...
 

@@ -19,6 +19,7 @@ from engine.registry import get_game
 from server.arena.accounts import BotAccounts
 from server.arena.challenges import Challenges
 from server.arena.platform import MatchPlatform
+from server.arena.policy import ArenaPolicy
 from server.arena.ratings import Rating, ratings
 from server.arena.results import ranks_of, rollbacks_of
 from server.arena.settings import ArenaSettings, Step
@@ -37,6 +38,7 @@ class Arena(ArenaStreams):
 
     def __init__(self, platform: MatchPlatform, settings: ArenaSettings | None = None) -> None:
         super().__init__(platform, settings or ArenaSettings())
+        platform.register_policy(ArenaPolicy())  # how its organisers see and correct its matches
         self.accounts = BotAccounts(platform, self.settings.max_bots_per_host_key)
         self._tasks: set[asyncio.Task[None]] = set()
         self._finishing: set[str] = set()
