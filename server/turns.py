@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.contract import Json, Status, Viewer
-from server.errors import Aborted
+from server.errors import Aborted, engine_step
 from server.live import LiveMatch
 
 
@@ -86,7 +86,7 @@ def turn_view(live: LiveMatch, seat: str, server_now: float) -> TurnView | None:
         game=game.name,
         view=game.view(state, viewer),
         status=live.status(),
-        forms=tuple(game.forms(state, seat)) if hasattr(game, "forms") else (),
-        example=game.example(state, seat) if hasattr(game, "example") else None,
+        forms=engine_step(lambda: tuple(game.forms(state, seat))),
+        example=engine_step(lambda: game.example(state, seat)),
         clock=live.clock_at(server_now),
     )

@@ -14,6 +14,7 @@ import pytest
 
 from clients.client import MatchClient
 from clients.play_stream import PlaySession
+from engine.registry import get_game, shipped
 from matchserver.v1 import matchserver_pb2 as pb
 from server.grpc.convert import play_update
 from tests.support.duel import seat_duel
@@ -76,6 +77,32 @@ def test_each_seat_gets_one_turn_per_decision_point_and_the_match_ends(server: S
         for seat in seats.values():
             seat.close()
     assert client.state(match_id, host).status.finished
+
+
+@pytest.mark.parametrize("game", shipped())
+def test_a_whole_match_of_each_game_has_one_turn_per_decision_and_every_example_is_taken(
+    server: ServerThread, game: str
+) -> None:
+    """Every seat answers each Turn with its example (what a shell-script bot does): every move is
+    accepted, so each Turn was a decision point the seat had not answered, and the match ends."""
+    client = server.client()
+    seats = [f"p{n}" for n in range(get_game(game).default_seats)]
+    created = client.create(game, seats, seed=11)
+    tokens = {seat: client.join(created.match_id, seat) for seat in seats}
+    players = {seat: Seat(client, created.match_id, token, lambda turn: turn.example) for seat, token in tokens.items()}
+    try:
+        wait_until(lambda: all(p.done() for p in players.values()), f"a whole {game} match over Play", 120)
+        for seat, player in players.items():
+            assert player.error is None, seat
+            turns, results = player.of("turn"), player.of("result")
+            assert turns, seat
+            assert [r.accepted for r in results] == [True] * len(turns), (seat, [r.message for r in results])
+            assert len({t.version for t in turns}) == len(turns)  # never the same turn twice
+            assert all(t.forms and t.example for t in turns)
+    finally:
+        for player in players.values():
+            player.close()
+    assert client.state(created.match_id, created.host_token).status.finished
 
 
 def test_a_stale_move_and_a_second_move_for_one_turn_are_refused_and_change_nothing(server: ServerThread) -> None:
