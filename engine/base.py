@@ -63,6 +63,9 @@ class BaseGame(Generic[S, C]):
         command = self.example_command(state, player) if self.may_act(state, player) else None
         return None if command is None else self.format(command)  # format: canonical by the contract
 
+    def clock_of(self, state: S, player: str) -> tuple[float | None, float | None]:
+        return self.status(state).deadline, None  # the phase's deadline, no reserve (Cookoff has its own)
+
     def may_act(self, state: S, player: str) -> bool:
         """`player` is awaited now: what the generic checks (engine.match.check_may_submit) let through."""
         status = self.status(state)

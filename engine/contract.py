@@ -130,6 +130,12 @@ class Game(Protocol[S, C]):
         what `player` may know, so it reveals no other seat's secret."""
         ...
 
+    def clock_of(self, state: S, player: str) -> tuple[float | None, float | None]:
+        """`player`'s own deadline in the current phase (match-clock seconds) and the reserve seconds it
+        still holds, None where the game has none: where a seat's time runs on past the phase's base
+        deadline (Cookoff's reserve clock, CK-7), a bot needs its own figure, not the phase's."""
+        ...
+
     def decide(self, state: S, player: str, command: C, ctx: Context) -> list[Event]:
         """Events for an accepted command; raise RuleViolation (with the rule) when illegal now.
         When the command completes a phase (everyone submitted), include its resolution."""

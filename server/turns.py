@@ -29,6 +29,8 @@ class TurnView:
     forms: tuple[str, ...]  # the sentences the phase accepts, as templates
     example: str | None  # one command text the seat could send now
     clock: float
+    deadline: float | None = None  # this seat's own deadline (Cookoff's reserve clock runs past the phase's)
+    reserve: float | None = None  # the reserve seconds it still holds
 
 
 # How far back a turn is looked for: a phase longer than this many records is rare (each submission of
@@ -79,6 +81,7 @@ def turn_view(live: LiveMatch, seat: str, server_now: float) -> TurnView | None:
     if version is None or live.paused_at is not None:
         return None
     game, state, viewer = live.game, live.state, Viewer.of(seat)
+    deadline, reserve = engine_step(lambda: game.clock_of(state, seat))
     return TurnView(
         version=version,
         match_version=live.version,
@@ -89,4 +92,6 @@ def turn_view(live: LiveMatch, seat: str, server_now: float) -> TurnView | None:
         forms=engine_step(lambda: tuple(game.forms(state, seat))),
         example=engine_step(lambda: game.example(state, seat)),
         clock=live.clock_at(server_now),
+        deadline=deadline,
+        reserve=reserve,
     )

@@ -9,7 +9,7 @@ from engine.contract import Event, Json, Status, Viewer
 from engine.cookoff import config as _config
 from engine.cookoff import rules, text, views
 from engine.cookoff.commands import COMMAND_TYPES, Command
-from engine.cookoff.state import State
+from engine.cookoff.state import Phase, State
 
 FINAL_CHOICE_ON_CLOCK = {"1": False, "2": True}
 
@@ -51,6 +51,12 @@ class Cookoff(BaseGame[State, Command]):
 
     def status(self, state: State) -> Status:
         return views.status(state)
+
+    def clock_of(self, state: State, player: str) -> tuple[float | None, float | None]:
+        """This seat's own deadline (base time, then its reserve: CK-7) and the reserve it still holds."""
+        if state.phase in (Phase.SETUP, Phase.OVER) or player not in state.config.players:
+            return None, None
+        return state.deadline_of(player), state.seat(player).reserve
 
     def players(self, state: State) -> tuple[str, ...]:
         return state.config.players

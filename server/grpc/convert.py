@@ -312,6 +312,10 @@ def turn_response(turn: TurnView) -> pb.PlayResponse:
         seat=turn.seat,
         game=turn.game,
     )
+    if turn.deadline is not None:
+        message.deadline = turn.deadline
+    if turn.reserve is not None:
+        message.reserve = turn.reserve
     return pb.PlayResponse(turn=message)
 
 

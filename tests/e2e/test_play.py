@@ -99,6 +99,9 @@ def test_a_whole_match_of_each_game_has_one_turn_per_decision_and_every_example_
             assert [r.accepted for r in results] == [True] * len(turns), (seat, [r.message for r in results])
             assert len({t.version for t in turns}) == len(turns)  # never the same turn twice
             assert all(t.forms and t.example for t in turns)
+            timed = [t for t in turns if t.status.HasField("deadline")]
+            assert all(t.HasField("deadline") and t.deadline >= t.status.deadline for t in timed)
+            assert all(t.HasField("reserve") for t in turns) == (game == "cookoff")  # its reserve clock (CK-7)
     finally:
         for player in players.values():
             player.close()

@@ -125,3 +125,27 @@ def test_no_seat_is_told_another_seats_sealed_submission(name: str) -> None:
         assert _play_one_example(match)
     assert match.finished
     assert compared > 0, f"{name}: no two sealed submissions were ever compared"
+
+
+@pytest.mark.parametrize("name", available())
+def test_a_seats_own_clock_is_never_earlier_than_its_phases(name: str) -> None:
+    """clock_of: a seat's own deadline (Cookoff's runs on into its reserve, CK-7) is at or after the
+    phase's, and only a game with a reserve clock names a reserve."""
+    game = get_game(name)
+    players = [f"p{n}" for n in range(game.default_seats)]
+    match = LocalMatch(game, game.default_config(players), 5, now=1000.0)
+    seen = 0
+    while not game.status(match.state).finished and seen < 400:
+        status = game.status(match.state)
+        for player in sorted(status.awaiting - status.submitted):
+            deadline, reserve = game.clock_of(match.state, player)
+            if status.deadline is not None:
+                assert deadline is not None and deadline >= status.deadline
+            assert (reserve is not None) == (name == "cookoff")
+            text = game.example(match.state, player)
+            assert text is not None
+            match.submit_text(player, text)
+            seen += 1
+            break
+        else:
+            match.expire()
