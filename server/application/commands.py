@@ -209,3 +209,19 @@ class MatchCommands:
 def new_seed() -> int:
     """A new match seed (recorded in the record that sets it: replay never draws it again)."""
     return secrets.randbelow(2**53)
+
+
+class CommandRoom:
+    """A room of commands beside MatchCommands (seats.py, hosting.py), working with the same parts."""
+
+    def __init__(self, commands: MatchCommands) -> None:
+        self.commands = commands  # its timeouts and new seeds
+        self.matches = commands.matches
+        self.uow = commands.uow
+        self.callers = commands.callers
+        self.hostkeys = commands.hostkeys
+        self.queries = commands.queries
+        self.secrets = commands.secrets
+        self.limits = commands.limits
+        self.access = commands.access
+        self.clock = commands.clock

@@ -7,7 +7,7 @@ import uuid
 
 from server import decisions
 from server.application.callers import accepted, replayed
-from server.application.commands import MatchCommands, new_seed
+from server.application.commands import CommandRoom, new_seed
 from server.application.values import Accepted, Created
 from server.decisions import check_expected
 from server.envelope import cause
@@ -17,19 +17,7 @@ from server.records import token_hash
 from server.requests import RequestTag, tagged
 
 
-class HostCommands:
-    def __init__(self, commands: MatchCommands) -> None:
-        self.commands = commands
-        self.matches = commands.matches
-        self.uow = commands.uow
-        self.callers = commands.callers
-        self.hostkeys = commands.hostkeys
-        self.queries = commands.queries
-        self.secrets = commands.secrets
-        self.limits = commands.limits
-        self.access = commands.access
-        self.clock = commands.clock
-
+class HostCommands(CommandRoom):
     async def force_phase_end(
         self,
         match_id: uuid.UUID,

@@ -7,7 +7,7 @@ import uuid
 from engine.contract import Viewer
 from server import decisions, waiting
 from server.application.callers import replayed
-from server.application.commands import MatchCommands
+from server.application.commands import CommandRoom
 from server.application.values import Joined, receipt_at
 from server.decisions import refuse_held_seats, start_records
 from server.errors import PermissionDenied, Unauthenticated
@@ -17,19 +17,7 @@ from server.requests import RequestTag, tagged
 from server.seats import seat_digests
 
 
-class SeatCommands:
-    def __init__(self, commands: MatchCommands) -> None:
-        self.commands = commands
-        self.matches = commands.matches
-        self.uow = commands.uow
-        self.callers = commands.callers
-        self.hostkeys = commands.hostkeys
-        self.queries = commands.queries
-        self.secrets = commands.secrets
-        self.limits = commands.limits
-        self.access = commands.access
-        self.clock = commands.clock
-
+class SeatCommands(CommandRoom):
     async def join(
         self,
         match_id: uuid.UUID,

@@ -7,24 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.registry import get_game
-from server.arena.accounts import BotAccounts
 from server.arena.log import Challenge, new_server_stream_id
 from server.arena.settings import Step
-from server.arena.streams import ArenaStreams
+from server.arena.streams import ArenaRoom
 from server.errors import FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted
 from server.limits import parse_config_json
 from server.records import Record
 from server.requests import RequestTag
 
 
-class Challenges:
-    def __init__(self, arena: ArenaStreams, accounts: BotAccounts) -> None:
-        self.arena = arena
-        self.platform = arena.platform
-        self.settings = arena.settings
-        self.accounts = accounts
-        self.log = arena.log
-
+class Challenges(ArenaRoom):
     def _terms_checked(self, game: str, bots: Sequence[str], config_json: str) -> dict[str, Any]:
         """The configuration overrides, checked by building the match's first records (not written)."""
         self.accounts.registered(bots)

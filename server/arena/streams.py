@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from server.arena.accounts import BotAccounts
 from server.arena.log import ARENA_STREAM, ArenaLog
 from server.arena.platform import Conflict, MatchPlatform
 from server.arena.settings import ArenaSettings, Step
@@ -149,3 +150,14 @@ class ArenaStreams:
                 same_body(request, tag)
                 return record
         return None
+
+
+class ArenaRoom:
+    """A room of the arena's work on its streams (challenges.py, tournaments.py)."""
+
+    def __init__(self, arena: ArenaStreams, accounts: BotAccounts) -> None:
+        self.arena = arena
+        self.platform = arena.platform
+        self.settings = arena.settings
+        self.accounts = accounts
+        self.log = arena.log

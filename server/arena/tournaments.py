@@ -9,10 +9,9 @@ from collections.abc import Sequence
 
 from engine.errors import InvalidConfig
 from engine.registry import get_game
-from server.arena.accounts import BotAccounts
 from server.arena.log import new_server_stream_id
 from server.arena.settings import Step
-from server.arena.streams import ArenaStreams
+from server.arena.streams import ArenaRoom
 from server.arena.tournament import FORMATS, TournamentLog, plan_for, scheduled_record
 from server.errors import BadRequest, FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted
 from server.limits import parse_config_json
@@ -20,14 +19,7 @@ from server.records import Record
 from server.requests import RequestTag
 
 
-class TournamentOrganiser:
-    def __init__(self, arena: ArenaStreams, accounts: BotAccounts) -> None:
-        self.arena = arena
-        self.platform = arena.platform
-        self.settings = arena.settings
-        self.accounts = accounts
-        self.log = arena.log
-
+class TournamentOrganiser(ArenaRoom):
     async def create(
         self,
         token: str | None,
