@@ -43,7 +43,7 @@ class Access:
         # token hash -> its match (replaced tokens too), for matches in memory; the catalog has them all
         self.token_owner: dict[str, uuid.UUID] = {}
         self.creations: defaultdict[str, list[float]] = defaultdict(list)  # host key -> monotonic times
-        # Rules of the rooms that make matches of their own (the arena's), registered at wiring.
+        # Rules of the rooms that make matches of their own, registered at wiring (server/policy.py).
         self.policies = Policies()
 
     def index(self, live: LiveMatch) -> None:
@@ -102,7 +102,7 @@ class Access:
         raise PermissionDenied(f"bot {bot.name} holds no seat in this match")
 
     def bot(self, token: str | None) -> BotAccount:
-        """The bot this bot key belongs to (for the arena's calls)."""
+        """The bot this bot key belongs to (for the calls of the room that seats bots)."""
         if not token:
             raise Unauthenticated("this needs a bot key (authorization: Bearer msbk_...)")
         bot = self.identities.bot_by_digest(token_hash(token))
@@ -113,7 +113,7 @@ class Access:
         return bot
 
     def is_corrector(self, live: LiveMatch, token: str | None) -> bool:
-        """The admin, or the host key that made the match (an arena match's organiser corrects it so)."""
+        """The admin, or the host key that made the match (a bot match's organiser corrects it so)."""
         if self.is_admin(token):
             return True
         key = self.host_key(token)

@@ -73,7 +73,7 @@ def verify(
 
 class _Shown:
     """Records of a verify report as its caller may see them: the host the stored JSON, anyone else (an
-    arena match's organiser, who sees it as a spectator) what History would show them (no seed before
+    bot match's organiser, who sees it as a spectator) what History would show them (no seed before
     the end, no sealed command, no request id). A record that cannot be folded is not shown at all."""
 
     HIDDEN = json.dumps({"hidden": "not shown: this caller may not see this record yet"})

@@ -1,7 +1,7 @@
 """A small in-process bus: a write says what happened once, and whoever follows it subscribes at wiring.
 
 The application layer publishes; it never calls its followers by name (the catalog projection, the
-streams' wake-ups, the arena each subscribe), so no knowledge runs back up from the core to the rooms
+streams' wake-ups, the rooms built above each subscribe), so no knowledge runs back up from the core to the rooms
 above it. Handlers run in the server's event loop, in the order they subscribed; `publish` is for quick
 synchronous handlers (they schedule their work), `deliver` also awaits handlers that return awaitables.
 """

@@ -211,9 +211,9 @@ def decide_fork(
 
 
 def refuse_held_seats(live: LiveMatch) -> None:
-    """Seats held by identities (an arena match's bots) are claimed with their keys, never by invitation."""
+    """Seats held by identities (bots) are claimed with their keys, never by invitation."""
     if live.seat_holders:
-        raise FailedPrecondition("the seats of an arena match belong to its bots: they play with their bot keys")
+        raise FailedPrecondition("the seats of this match belong to its bots: they play with their bot keys")
 
 
 def check_expected(live: LiveMatch, expected_version: int | None) -> None:

@@ -3,7 +3,7 @@ play, as a spectator sees it, kept up to date by server-sent events.
 
     GET /matches/<id>              the page: every version so far, pictures packed (pictures/pack.py)
     GET /matches/<id>/events       text/event-stream: what is new, each message a packed slice of pictures
-    GET /<route>/<id>[/events]     pages other rooms register (the arena's tournaments: server/arena/pages.py)
+    GET /<route>/<id>[/events]     pages other rooms register (e.g. the tournament pages)
 
 Only the spectator's view is ever drawn (game.view and the audit trail for Viewer.spectator()); a private
 match, an unknown one and anything else answer 404, so the page tells nobody that a private match exists.
@@ -123,7 +123,7 @@ class LiveReplay:
 
 class LivePages:
     """The HTTP side of the server: pages and event streams for the matches a spectator may watch, and
-    whatever pages other rooms register by route (the arena's tournaments: server/arena/pages.py)."""
+    whatever pages other rooms register by route (e.g. the tournament pages)."""
 
     def __init__(self, matches: Matches, limits: StreamLimits) -> None:
         self.matches = matches
@@ -202,7 +202,7 @@ class LivePages:
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "events"):
             raise HttpError("404 Not Found", NO_SUCH_PAGE)
         route = self.routes.get(parts[0])
-        if route is not None:  # pages a room built on the platform registered (the arena's tournaments)
+        if route is not None:  # pages a room built on the platform registered (the tournament pages)
             await route(parts[1], len(parts) == 3, reader, writer)
             return
         if parts[0] != "matches":

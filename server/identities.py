@@ -19,7 +19,7 @@ IDENTITIES_STREAM = uuid.uuid5(uuid.NAMESPACE_URL, "matchserver:identities")
 
 
 def is_server_stream(stream: uuid.UUID) -> bool:
-    """The server's own streams (identities, the arena, tournaments) have version-5 ids; matches are
+    """The server's own streams (identities, the bot arena, tournaments) have version-5 ids; matches are
     uuid4, so a stream's id alone tells the catalog and the listeners what it is."""
     return stream.version == 5
 

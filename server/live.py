@@ -126,7 +126,7 @@ class LiveMatch:
 
     @property
     def seat_holders(self) -> Mapping[str, str]:
-        """Seats held by identities (seat -> its bot, in an arena match): they act with their own keys."""
+        """Seats held by identities (seat -> its bot): they act with their own keys."""
         holders: Mapping[str, str] = self.header.get(SEAT_HOLDERS) or {}
         return holders
 

@@ -2,8 +2,8 @@
 
 server/repository.py keeps the live matches; server/unit_of_work.py writes one; server/hostkeys.py keeps
 the identities; server/application/ holds the commands, the queries, the callers and the platform the
-arena is built on. An append publishes `Appended` on the bus: the catalog projection and the streams'
-wake-ups subscribe here, the arena at its own wiring (server/app.py).
+rooms above are built on. An append publishes `Appended` on the bus: the catalog projection and the streams'
+wake-ups subscribe here, the rooms above at their own wiring (server/app.py).
 """
 
 from __future__ import annotations

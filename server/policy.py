@@ -1,9 +1,9 @@
-"""Rules a room built on the platform adds for the matches it makes, registered at wiring (the arena's, in
-server/arena/policy.py: its organiser watches a bot match as a spectator until it ends, corrects it by
-rollback while it runs and by voiding it once it is over, and forks it only once it is over).
+"""Rules a room built on the platform adds for the matches it makes, registered at wiring (e.g. how a bot
+match's organiser watches it as a spectator until it ends, corrects it by rollback while it runs and by
+voiding it once it is over, and forks it only once it is over).
 
 The core asks the registered policies, in order, and the first with a say decides; with none registered
-(no arena) a match's host credentials see and correct it as its host. A policy reads the match; it never
+a match's host credentials see and correct it as its host. A policy reads the match; it never
 writes."""
 
 from __future__ import annotations

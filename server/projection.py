@@ -105,7 +105,7 @@ class CatalogProjection:
                 first_seen: dict[uuid.UUID, int] = {}  # a new match's first record comes first: its seq
                 tokens: list[tuple[str, uuid.UUID]] = []
                 for change in changes:
-                    if is_server_stream(change.match_id):  # identities, the arena, tournaments
+                    if is_server_stream(change.match_id):  # the server's own streams, never matches
                         continue
                     touched[change.match_id] = max(touched.get(change.match_id, 0), change.version)
                     first_seen.setdefault(change.match_id, change.position)

@@ -177,7 +177,7 @@ class BrokenChain(Exception):
 
 
 class ChainedLog:
-    """A stream of the server's own (identities, the arena, a tournament) folded in memory: its records,
+    """A stream of the server's own (the identities, a bot room's, a tournament's) folded in memory: its records,
     its version, and the head of its hash chain (what the next append links to). Records read back from
     the store are checked link by link (`check`) before they are applied."""
 

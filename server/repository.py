@@ -96,7 +96,7 @@ class LiveMatches:
         self._cache.pop(match_id, None)
 
     async def load(self, match_id: uuid.UUID) -> LiveMatch:
-        if is_server_stream(match_id):  # the identities, the arena or a tournament: never a match
+        if is_server_stream(match_id):  # one of the server's own streams: never a match
             raise NotFound(f"no match {match_id}")
         quarantined = self._quarantined.get(match_id)
         if quarantined is not None:

@@ -29,7 +29,7 @@ RESUME_FROM = "matchserver-resume-from"
 
 @dataclass(frozen=True)
 class StreamLimits:
-    # Streams of viewers with no place of their own (spectators; an arena match's organiser) on one match:
+    # Streams of viewers with no place of their own (spectators; a bot match's organiser) on one match:
     # the next is refused (RESOURCE_EXHAUSTED). The seats and the host always have a place: spectators
     # filling this cap never lock them out.
     max_per_match: int = 1000

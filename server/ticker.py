@@ -4,7 +4,7 @@ Deadlines live in the events (each phase records its own), so nothing relies on 
 after a restart the first tick applies every deadline that passed while the server was down. The
 catalog (server/catalog.py) indexes when each match is next due, so a tick visits only the matches
 that are due, loading those not in memory: its cost does not grow with the matches stored. Rooms built
-on the platform add their own periodic jobs (the arena's challenges and tournaments) at wiring.
+on the platform add their own periodic jobs (challenges and tournaments) at wiring.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ async def run(matches: Matches, interval: float, jobs: Sequence[Job] = ()) -> No
     while True:
         await tick(matches)
         for job in jobs:
-            try:  # e.g. the arena: challenges expire, ends a crash missed are recorded, tournaments go on
+            try:  # e.g. challenges expire, ends a crash missed are recorded, tournaments go on
                 await job()
             except Exception:
                 log.exception(

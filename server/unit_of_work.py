@@ -3,7 +3,7 @@
 
 A write that loses a race with another process, or a refusal decided on a cached copy that turns out to
 be behind the store, is decided again on the caught-up state: `retried` is the one retry loop the server
-has (matches here, the identities stream, the arena's and the catalog's writes).
+has (matches here, the identities stream, the bot rooms' and the catalog's writes).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ module, so the boundary of hidden information can be audited in one sitting (doc
 - Results are shown only once the match is over, and a cancelled match shows no results at all.
 - A host record's request id is the host's own: shown to nobody else.
 - How a match's host credentials see it is the host's view, unless a registered policy says otherwise
-  (server/policy.py: the arena's organiser watches a bot match as a spectator until it ends).
+  (server/policy.py: a bot match's organiser watches it as a spectator until it ends).
 """
 
 from __future__ import annotations
