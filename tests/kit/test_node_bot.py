@@ -58,6 +58,9 @@ def bot_env(**more: str) -> dict[str, str]:
     "game",
     [
         "duel",
+        pytest.param("cookoff", marks=pytest.mark.slow),
+        pytest.param("last-gathering", marks=pytest.mark.slow),
+        pytest.param("mining", marks=pytest.mark.slow),
     ],
 )
 def test_node_bots_play_every_seat_of_a_match_to_its_end(server: ServerThread, node: str, game: str) -> None:
