@@ -33,15 +33,15 @@ async def _measure(store: str, matches: int, profile: bool) -> tuple[float, str]
         admin = m.admin_token
         seats = []
         for _ in range(matches):
-            created = await m.create("duel", ["ann", "bob"], 1, '{"duration": 3600}', admin, False, None)
-            seats += [(created.live.id, (await m.join(created.live.id, p, admin))[0]) for p in ("ann", "bob")]
+            created = await m.commands.create("duel", ["ann", "bob"], 1, '{"duration": 3600}', admin, False, None)
+            seats += [(created.live.id, (await m.seats.join(created.live.id, p, admin)).secret) for p in ("ann", "bob")]
         profiler = cProfile.Profile() if profile else None
         submits = 0
         began = time.process_time()
         if profiler is not None:
             profiler.enable()
         for _round in range(3):
-            calls = [m.submit(match_id, token, "", "pick 2", None, None, None) for match_id, token in seats]
+            calls = [m.commands.submit(match_id, token, "", "pick 2", None, None, None) for match_id, token in seats]
             for start in range(0, len(calls), IN_FLIGHT):
                 await asyncio.gather(*calls[start : start + IN_FLIGHT])
                 submits += len(calls[start : start + IN_FLIGHT])
