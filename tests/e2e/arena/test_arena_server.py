@@ -16,7 +16,7 @@ from openskill.models import PlackettLuce
 from matchserver.v1 import arena_pb2 as apb
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
-from server.arena.service import ArenaSettings
+from server.arena.settings import ArenaSettings
 from server.bus import Appended
 from server.clock import ManualClock
 from tests.e2e.arena.support import Arena, auth, ranks_of, secret_terms_challenge
@@ -325,10 +325,27 @@ def test_verify_tournament_fails_on_an_edited_tournament_record(tmp_path: Path, 
         server.stop()
 
 
-@pytest.mark.slow
-def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(arena: Arena, server: ServerThread) -> None:
+def test_an_end_the_write_did_not_record_is_recorded_by_the_ticker(tmp_path: Path) -> None:
     """As after a crash between a match's last write and its arena record: the ticker's sweep finds the
     finished match in the catalog and records it, and the tournament goes on."""
+    # The sweep is a setting (ArenaSettings.sweep_every, 2 s): a tenth of a second here.
+    settings = Settings(
+        address="127.0.0.1:0",
+        var_dir=str(tmp_path / "var"),
+        clock=ManualClock(),
+        tick_interval=0.05,
+        arena=ArenaSettings(sweep_every=0.1),
+    )
+    server = ServerThread(settings).start()
+    arena = Arena(server)
+    try:
+        _end_recorded_by_the_sweep(arena, server)
+    finally:
+        arena.close()
+        server.stop()
+
+
+def _end_recorded_by_the_sweep(arena: Arena, server: ServerThread) -> None:
     for name in ("ann", "bob"):
         arena.bot(name)
     made = arena.tournament("duel", ["ann", "bob"], format="round-robin", games_per_pair=2, seed=8)
