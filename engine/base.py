@@ -2,7 +2,9 @@
 
 A game's `game.py` subclasses `BaseGame`, names its facts, gives its `rules` module (start, decide,
 timeout, evolve: a module satisfies `Rules`) and its text's `format_command`, and writes only what
-differs: configuration, parsing, status, views and results.
+differs: configuration, parsing, status, views and results, and for `forms` and `example` only the
+phase's templates (`phase_forms`) and a command (`example_command`): whether the seat may act, and the
+command's canonical text, are written here once.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from engine.contract import Context, Event
+from engine.contract import Context, Event, Status
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -53,6 +55,29 @@ class BaseGame(Generic[S, C]):
 
     def format(self, command: C) -> str:
         return self._format(command)
+
+    def forms(self, state: S, player: str) -> tuple[str, ...]:
+        return self.phase_forms(state, player) if self.may_act(state, player) else ()
+
+    def example(self, state: S, player: str) -> str | None:
+        command = self.example_command(state, player) if self.may_act(state, player) else None
+        return None if command is None else self.format(command)  # format: canonical by the contract
+
+    def may_act(self, state: S, player: str) -> bool:
+        """`player` is awaited now: what the generic checks (engine.match.check_may_submit) let through."""
+        status = self.status(state)
+        return not status.finished and player in status.awaiting
+
+    def phase_forms(self, state: S, player: str) -> tuple[str, ...]:
+        """The current phase's templates for `player`, who may act (the game's text module writes them)."""
+        raise NotImplementedError
+
+    def example_command(self, state: S, player: str) -> C | None:
+        """A command `player`, who may act, could submit now, from what `player` may know (see `example`)."""
+        raise NotImplementedError
+
+    def status(self, state: S) -> Status:
+        raise NotImplementedError  # every game writes its own
 
     def decide(self, state: S, player: str, command: C, ctx: Context) -> list[Event]:
         return self._rules.decide(state, player, command, ctx)

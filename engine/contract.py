@@ -3,7 +3,8 @@
 A game is a decider: `initial_state(config, seed)`, then `start` (the opening events, e.g. the first
 phase with its deadline), `decide(state, player, command, ctx) -> events` (raises a RuleViolation),
 `timeout(state, ctx) -> events` when the phase deadline passes, `evolve(state, event) -> state`, and
-`view`/`redact` so that nobody sees what the rules hide from them.
+`view`/`redact` so that nobody sees what the rules hide from them; `forms` and `example` tell a seat what
+it may send now.
 
 Events are JSON-plain dicts with a "type" key (string keys, lists, ints, strs, bools, None): they are
 stored as they are, so what comes back from the store equals what went in. Resolution events carry a
@@ -111,6 +112,22 @@ class Game(Protocol[S, C]):
 
     def format(self, command: C) -> str:
         """A command back to text that `parse` accepts (transcripts round-trip through this)."""
+        ...
+
+    def forms(self, state: S, player: str) -> tuple[str, ...]:
+        """The sentences the current phase takes from `player`, as templates in the rule text's words, the
+        way `parse` reads them (`pick N (1 to 3)`, `bid N on frame FRAME`); () when `player` may not act
+        now. A bot in any language is shown them with its turn (issue 27), so it needs no grammar of its
+        own; they come from the game's text module, which also writes its parse errors."""
+        ...
+
+    def example(self, state: S, player: str) -> str | None:
+        """One text `player` could send now: canonical (`format(parse(text)) == text`), read by `parse`
+        and accepted by `decide` after the generic checks; None when `player` may not act now. The
+        deadline's default when that is a command, else the simplest legal one (pass, bid 0, the first
+        free spot), with `end early` where the phase takes it: a table of bots that only echo it plays
+        every match to its end (issue 27). Computed from the state alone (no dice, no clock) and from
+        what `player` may know, so it reveals no other seat's secret."""
         ...
 
     def decide(self, state: S, player: str, command: C, ctx: Context) -> list[Event]:

@@ -43,6 +43,12 @@ class Cookoff(BaseGame[State, Command]):
     def parse(self, state: State, player: str, text_: str) -> Command:
         return text.parse(state, text_)
 
+    def phase_forms(self, state: State, player: str) -> tuple[str, ...]:
+        return text.forms(state)
+
+    def example_command(self, state: State, player: str) -> Command | None:
+        return rules.example_command(state, player)
+
     def status(self, state: State) -> Status:
         return views.status(state)
 

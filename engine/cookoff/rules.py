@@ -13,9 +13,11 @@ from typing import Any
 
 from engine.codec import from_json, to_json
 from engine.contract import Context, Event, Json
+from engine.cookoff import text
 from engine.cookoff.commands import (
     COMMAND_TYPES,
     ChooseDish,
+    Command,
     MoveBerries,
     PlaceBerries,
     RemoveDish,
@@ -156,6 +158,16 @@ def decide(state: State, player: str, command: Any, ctx: Context) -> list[Event]
     if after.awaiting:
         return [event]
     return [event, *_resolve(after, ctx)]
+
+
+def example_command(state: State, player: str) -> Command | None:
+    """What `player` could send now: the final choice's latest dish (the one judged when no dish is chosen,
+    CK-6), else the phase's empty command ("I will not sabotage."), always legal (CK-4). Running out of
+    time loses (CK-7), so no deadline default stands in. Only `player`'s own dishes are read."""
+    if state.phase is Phase.FINAL_CHOICE:
+        dishes = len(state.seat(player).dishes)
+        return ChooseDish(dishes) if dishes else None
+    return text.NOTHING.get(state.phase)
 
 
 def phase_deadline(state: State) -> float | None:

@@ -38,6 +38,24 @@ EXAMPLES = {
     Phase.REMOVAL: "'I remove the dish on B2, B3, C3.' or 'I will not remove a dish.'",
     Phase.FINAL_CHOICE: "'I choose dish 2.'",
 }
+# Each phase's sentences as templates, in format_command's canonical words (the contract's `forms`); the
+# sentence doing nothing follows, as format_command writes the phase's empty command.
+TEMPLATES = {
+    Phase.GATHERING: "I will send N workers to the BERRY tree.",
+    Phase.PLACEMENT: "I will place a BERRY berry on SQUARE.",
+    Phase.SABOTAGE: "I will sabotage and place a BERRY berry on SQUARE.",
+    Phase.MOVES: "I will move the berry on SQUARE to SQUARE.",
+    Phase.REMOVAL: "I remove the dish on SQUARE, SQUARE, ...",
+    Phase.FINAL_CHOICE: "I choose dish N.",
+}
+# Each phase's command doing nothing, always legal (CK-4); the final choice has none.
+NOTHING: dict[Phase, Command] = {
+    Phase.GATHERING: SendHarvesters(),
+    Phase.PLACEMENT: PlaceBerries(),
+    Phase.SABOTAGE: Sabotage(),
+    Phase.MOVES: MoveBerries(),
+    Phase.REMOVAL: RemoveDish(),
+}
 NUMBERS = {"no": 0, "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _COUNT = rf"(?P<n>\d+|{'|'.join(NUMBERS)})"
 _BERRY = r"(?:(?:a|an|one|the|my)\s+)?(?P<berry>[a-z]+)(?:\s+berry)?"
@@ -215,3 +233,25 @@ def format_command(command: object) -> str:
     if isinstance(command, ChooseDish):
         return f"I choose dish {command.number}."
     raise MalformedCommand(f"not a Cookoff command: {command!r}")
+
+
+def forms(state: State) -> tuple[str, ...]:
+    """The current phase's sentences as templates, with the limits of the match's config (public), one
+    sentence per order in one message; () when no phase takes submissions."""
+    phase, config = state.phase, state.config
+    if phase not in TEMPLATES:
+        return ()
+    squares = "SQUARE a column A-E and a row 1-5 (CK-3)"
+    notes = {
+        Phase.GATHERING: f"(BERRY a tree of this round: {', '.join(t.berry for t in state.trees)};"
+        f" at most {config.harvesters} workers in all)",
+        Phase.PLACEMENT: f"(a berry of your inventory on an empty square of your pot, {squares}; at most"
+        f" {config.max_place})",
+        Phase.SABOTAGE: f"(a berry of your inventory on an empty square of the opponent's pot, {squares}; at"
+        f" most {config.max_sabotage})",
+        Phase.MOVES: f"(one orthogonal step into an empty square, {squares}; at most {config.max_moves}, in order)",
+        Phase.REMOVAL: f"(one orthogonally connected group of your pot's berries, {squares})",
+        Phase.FINAL_CHOICE: "(N a dish of yours, numbered 1.. in the order removed)",
+    }
+    template = f"{TEMPLATES[phase]} {notes[phase]}"
+    return (template, format_command(NOTHING[phase])) if phase in NOTHING else (template,)

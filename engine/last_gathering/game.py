@@ -55,6 +55,12 @@ class LastGathering(BaseGame[State, Submit]):
     def parse(self, state: State, player: str, text_: str) -> Submit:
         return text.parse(state, text_)
 
+    def phase_forms(self, state: State, player: str) -> tuple[str, ...]:
+        return text.forms(state, rules.POPULATE_COST)
+
+    def example_command(self, state: State, player: str) -> Submit | None:
+        return rules.example_command(state, player)
+
     def status(self, state: State) -> Status:
         phase = views.phase_text(state)
         if state.phase in (Phase.FRAMES, Phase.STEPS):

@@ -221,6 +221,22 @@ def _takes(state: State) -> str:
     return f"step {state.step} takes {', '.join(orders)} and 'end early'" if orders else "nothing is open"
 
 
+def example_command(state: State, player: str) -> Submit | None:
+    """What `player` could send now, every default of LG-9 being a random draw: a bid of 0 on the first
+    frame still offered, or on the first kind still available, the tile at the first empty spot of
+    `player`'s own board unrotated, and `end early` (LG-10), so that seats which all send it end the
+    phase. Only public facts and `player`'s own board are read."""
+    if state.phase == Phase.FRAMES:
+        return Submit(frame_bid=FrameBid(state.open_frames[0], 0), end_early=True)
+    if state.phase != Phase.STEPS:
+        return None
+    kinds = state.available_kinds
+    tile_bid = TileBid(0, kinds[0]) if state.auction_open and kinds else None
+    spots = empty_spots(state.player(player).board)
+    placement = Placement(spots[0], 0) if state.placement_open and spots else None
+    return Submit(tile_bid=tile_bid, placement=placement, end_early=True)
+
+
 def decide(state: State, player: str, command: Submit, ctx: Context) -> list[Event]:
     command = normalize(command)
     if command.frame_bid is not None:  # frame names are case-insensitive, like every command word

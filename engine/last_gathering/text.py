@@ -21,13 +21,18 @@ from engine.errors import MalformedCommand
 from engine.last_gathering.board import KIND_LETTERS, ROTATIONS, SPOTS
 from engine.last_gathering.commands import FrameBid, Placement, Submit, TileBid
 from engine.last_gathering.config import DEFAULT_FRAMES, KINDS
-from engine.last_gathering.state import State
+from engine.last_gathering.state import Phase, State
 from engine.phrasing import EndEarly, NotUnderstood, Phrase, did_you_mean, read
 
 EXPECTED = (
     "expected orders such as 'bid 3 on frame F2', 'bid 3 junction', 'bid 5 bend with sheep on A',"
     " 'place B3 rotate 90' or 'end early', joined by ';', ',' or new lines"
 )
+# The sentences as templates, in format_command's canonical words (the contract's `forms`).
+FRAME_BID_FORM = "bid N on frame FRAME"
+TILE_BID_FORMS = ("bid N KIND", "bid N KIND with sheep on SECTION")
+PLACE_FORM = "place SPOT rotate R"
+END_EARLY_FORM = "end early"
 _BID = r"bid\s+(?P<bid>\S+)(?:\s+garnets?)?"
 FRAME_BID = re.compile(_BID + r"\s+(?:on|for)\s+(?:the\s+)?frame\s+(?P<frame>.+)")
 NAMED_BID = re.compile(_BID + r"\s+(?:on|for)\s+(?:the\s+)?(?P<frame>.+)")
@@ -176,3 +181,21 @@ def format_command(command: Submit) -> str:
     if command.end_early:
         parts.append("end early")
     return "; ".join(parts)
+
+
+def forms(state: State, sheep_cost: int) -> tuple[str, ...]:
+    """The open phase's sentences as templates, with the public choices (frames still offered, kinds still
+    available); a message may join them with ';' (LG-10: each replaces the pending order of its kind)."""
+    out: list[str] = []
+    if state.phase == Phase.FRAMES:
+        out.append(f"{FRAME_BID_FORM} (FRAME one of {', '.join(state.open_frames)}; N garnets, 0 or more)")
+    if state.auction_open:
+        kinds = ", ".join(state.available_kinds)
+        bid, sheep = TILE_BID_FORMS
+        out += [
+            f"{bid} (KIND one of {kinds}; N garnets, 0 or more)",
+            f"{sheep} (the sheep costs {sheep_cost} garnets more)",
+        ]
+    if state.placement_open:
+        out.append(f"{PLACE_FORM} (SPOT an empty spot of your board, A1 to D4; R 0, 90, 180 or 270 clockwise)")
+    return (*out, END_EARLY_FORM) if out else ()

@@ -37,6 +37,12 @@ class MiningGame(BaseGame[State, Setup | Orders]):
     def parse(self, state: State, player: str, line: str) -> Setup | Orders:
         return text.parse(line, setup=state.phase is Phase.SETUP)
 
+    def phase_forms(self, state: State, player: str) -> tuple[str, ...]:
+        return text.forms(state.phase is Phase.SETUP, len(state.config.spaces), rules.MAX_STEPS)
+
+    def example_command(self, state: State, player: str) -> Setup | Orders:
+        return rules.example_command(state)
+
     def status(self, state: State) -> Status:
         if state.phase is Phase.FINISHED:
             return Status(phase="finished", awaiting=frozenset(), finished=True)

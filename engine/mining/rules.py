@@ -149,6 +149,15 @@ def default_orders() -> Orders:
     return Orders(moves=tuple(Move(role, 1) for role in ROLES))
 
 
+def example_command(state: State) -> Setup | Orders:
+    """What a seat could send now, the same for every seat and from public facts only: in the set-up the
+    miners on spaces 1 to 5 in order (the missed set-up's default is a random draw), in a round MN-P1's
+    default orders; both with `end early`, so that seats which all send it end the phase (LG-10)."""
+    if state.phase is Phase.SETUP:
+        return Setup(tuple(Start(role, space) for space, role in enumerate(ROLES, start=1)), end_early=True)
+    return replace(default_orders(), end_early=True)
+
+
 # --- resolution -------------------------------------------------------------------------------------
 
 

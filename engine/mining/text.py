@@ -20,10 +20,17 @@ MINERS = {"b": "b", "c": "c", "p": "p", "s": "s", "t": "t", "bully": "b", "claim
 CRYSTALS = {"r": "r", "b": "b", "y": "y", "g": "g", "red": "r", "blue": "b", "yellow": "y", "green": "g",
             "scavenging": "r", "exposure": "b", "dexterity": "y", "friendship": "g"}  # fmt: skip
 
+# The sentences of each phase: the parse errors' FORMS and the contract's `forms` both say them.
+SETUP_FORMS = ("start [miner] [space]", "[miner] [space]")
+ROUND_FORMS = ("move [miner] [spaces]", "upgrade [miner] [crystal]", "bully 1")
+END_EARLY = "end early"
+WORDS = "miners b c p s t, crystals r b y g"
 FORMS = (
-    "expected, joined by ';', ',' or new lines: 'start [miner] [space]' or '[miner] [space]' (set-up),"
-    " 'move [miner] [spaces]', 'upgrade [miner] [crystal]', 'bully 1', 'end early'; miners b c p s t,"
-    " crystals r b y g (e.g. 'move s 4; upgrade b r; bully 1')"
+    "expected, joined by ';', ',' or new lines: "
+    + " or ".join(f"'{form}'" for form in SETUP_FORMS)
+    + " (set-up), "
+    + ", ".join(f"'{form}'" for form in (*ROUND_FORMS, END_EARLY))
+    + f"; {WORDS} (e.g. 'move s 4; upgrade b r; bully 1')"
 )
 
 _MINER = r"(?:the\s+|my\s+)?(?P<miner>[^\s']+)(?:'s)?"
@@ -148,3 +155,14 @@ def format_command(command: Setup | Orders) -> str:
     if command.end_early:
         parts.append("end early")
     return "; ".join(parts)
+
+
+def forms(setup: bool, spaces: int, max_steps: dict[str, int]) -> tuple[str, ...]:
+    """The set-up's or a round's sentences as templates, with the miners' letters, the spaces and the
+    steps each miner may move (MN-P9); several orders are joined by ';' in one message."""
+    if setup:
+        first, *rest = SETUP_FORMS
+        return (f"{first} (each of the miners b c p s t on its own space, 1 to {spaces})", *rest, END_EARLY)
+    move, upgrade, bully = ROUND_FORMS
+    steps = ", ".join(f"{miner} 1 to {top}" for miner, top in max_steps.items())
+    return (f"{move} (every miner: {steps})", f"{upgrade} ({WORDS})", bully, END_EARLY)

@@ -5,7 +5,11 @@ play each game from `initial_state` to its end, and at every step:
 - every viewer's view is plain JSON, and no viewer's view depends on another seat's pending submission
   (two different submissions leave every other viewer's view the same while the phase stays open);
 - the canonical text of each command parses back to the same command, and formats back to itself;
-and `evolve` refuses an event it does not know."""
+- every awaited seat that has not submitted is shown `forms` (templates) and an `example` text that is
+  canonical, parses and is accepted through `engine.match.submit`; a seat not awaited is shown neither,
+  and no seat's forms or example depend on another seat's pending submission;
+and `evolve` refuses an event it does not know. tests/engine/test_examples.py plays whole matches by
+the examples alone."""
 
 from __future__ import annotations
 
@@ -52,6 +56,33 @@ def _views(game: Game[Any, Any], state: Any, players: list[str], but: str) -> di
     return {f"{v.kind}:{v.player}": game.view(state, v) for v in viewers}
 
 
+def _texts(game: Game[Any, Any], state: Any, players: list[str], but: str) -> dict[str, Any]:
+    """What every other seat is told it may send: its forms and its example."""
+    return {p: (game.forms(state, p), game.example(state, p)) for p in players if p != but}
+
+
+def check_forms_and_examples(match: LocalMatch, players: list[str]) -> int:
+    """Issue 27's turn for every seat now; returns how many examples were submitted (on a copy) and accepted."""
+    game, state = match.game, match.state
+    status = game.status(state)
+    ctx = ctx_for(match.seed, len(match.events), match.now)
+    checked = 0
+    for player in [*players, "nobody"]:
+        forms, text = game.forms(state, player), game.example(state, player)
+        if player not in status.awaiting:
+            assert forms == () and text is None, f"{game.name}: {player} is not awaited in {status.phase}"
+            continue
+        assert isinstance(forms, tuple) and forms and all(isinstance(f, str) and f for f in forms), forms
+        if player in status.submitted:
+            continue
+        assert text is not None, f"{game.name}: no example for {player} in {status.phase}"
+        command = game.parse(state, player, text)
+        assert game.format(command) == text, f"{game.name}: {text!r} is not canonical"
+        assert submit(game, state, player, command, ctx), f"{game.name}: {text!r} made no event"
+        checked += 1
+    return checked
+
+
 def _check_no_peeking(match: LocalMatch, players: list[str], player: str, command: Any, other: Any) -> None:
     """Two different submissions by `player`: while the phase stays open, nobody else can tell them apart."""
     game, state = match.game, match.state
@@ -67,6 +98,9 @@ def _check_no_peeking(match: LocalMatch, players: list[str], player: str, comman
     assert _views(game, first, players, player) == _views(game, second, players, player), (
         f"{game.name}: another viewer's view depends on {player}'s pending submission in {phase}"
     )
+    assert _texts(game, first, players, player) == _texts(game, second, players, player), (
+        f"{game.name}: another seat's forms or example depend on {player}'s pending submission in {phase}"
+    )
 
 
 @pytest.mark.parametrize("name", available())
@@ -75,12 +109,16 @@ def test_every_registered_game_plays_to_its_end_in_plain_json_with_no_viewer_pee
     players = _players(game)
     match = LocalMatch(game, game.default_config(players), seed=11, now=1_000_000.0)
     rng = random.Random(5)
+    examples = 0
     for _ in range(MAX_STEPS):
+        examples += check_forms_and_examples(match, players)
         if match.finished:
             break
         status = game.status(match.state)
         acted = False
         for player in sorted(status.awaiting):
+            if acted:
+                examples += check_forms_and_examples(match, players)  # between two seats' submissions too
             command = _command_of(match, player, rng)
             if command is None:
                 continue
@@ -103,6 +141,7 @@ def test_every_registered_game_plays_to_its_end_in_plain_json_with_no_viewer_pee
             assert _plain(game.view(match.state, Viewer.of(player)))
         assert _plain(game.view(match.state, Viewer.spectator()))
     assert match.finished, f"{name} did not end in {MAX_STEPS} steps"
+    assert examples > 0
     assert all(_plain(event) for event in match.events)
     assert _plain(game.results(match.state))
 

@@ -48,6 +48,15 @@ def test_a_game_decides_in_rules_py(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_a_game_writes_its_forms_in_text_py_and_its_example_in_rules_py(name: str) -> None:
+    text = importlib.import_module(f"{_package(name)}.text")
+    rules = importlib.import_module(f"{_package(name)}.rules")
+    assert callable(getattr(text, "forms", None)) and callable(getattr(rules, "example_command", None))
+    game = registry.get_game(name)
+    assert callable(game.forms) and callable(game.example)
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_a_game_names_its_phases_in_a_strenum_that_its_state_holds(name: str) -> None:
     state = importlib.import_module(f"{_package(name)}.state")
     assert issubclass(state.Phase, StrEnum)
