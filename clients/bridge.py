@@ -190,19 +190,22 @@ class Program:
             return True, line
 
     def _end(self) -> None:
+        """Stop the program's whole process group (a shell's children too, even once the shell has exited):
+        SIGTERM, up to STOP_WAIT seconds for it to exit, then SIGKILL for whatever is left. Its stdout is
+        left to its reader, which sees the end of it once every writer has gone."""
         process = self.process
-        if process is None or process.poll() is not None:
+        if process is None:
             return
-        for signum in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(process.pid, signum)
-            except ProcessLookupError:
-                return
-            try:
-                process.wait(STOP_WAIT)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(STOP_WAIT)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
 
     def close(self) -> None:
         """Stop the program (and whatever it started) for good (from any thread: an `ask` returns None)."""
@@ -212,17 +215,14 @@ class Program:
             self.closed = True
         self.stopping.set()
         process = self.process
-        if process is not None and process.stdin is not None:  # the end of its input: a chance to exit by itself
+        if process is None:
+            return
+        if process.stdin is not None:  # the end of its input first: a chance to exit by itself
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 process.stdin.close()
                 process.wait(EOF_WAIT)
         self._end()
-        if self.process is not None:
-            for pipe in (self.process.stdin, self.process.stdout):
-                if pipe is not None:
-                    with contextlib.suppress(OSError):
-                        pipe.close()
-            self.note(f"stopped (exit {self.process.returncode})")
+        self.note(f"stopped (exit {process.returncode})")
 
 
 _CLOSED = object()

@@ -299,3 +299,25 @@ def test_bridge_without_a_program_or_a_seat_says_how_to_run_it(bridges: Bridges,
         ran = bridges.matchctl(*args)
         assert ran.returncode == 2 and ran.stderr.startswith(f"matchctl: {said}"), ran.stderr
         assert len(ran.stderr.strip().splitlines()) == 1
+
+
+def test_a_bridge_told_to_stop_stops_its_program(server: ServerThread, bridges: Bridges, tmp_path: Path) -> None:
+    """SIGTERM (or Ctrl-C) mid-match: the program and everything it started are stopped with the bridge."""
+    match_id = duel(server, seed=7)
+    silent = script(tmp_path, "silent.sh", "sleep 600 &\nwhile IFS= read -r turn; do echo 'thinking' >&2; done\n")
+    bridges.start(match_id, "ann", silent)
+    log = bridges.var / "bot-logs" / match_id / "ann.log"
+    wait_until(lambda: log.exists() and "thinking" in log.read_text(), "ann's program reads its first turn")
+    pid = int(re.findall(r"\(pid (\d+),", log.read_text())[0])
+    bridges.processes["ann"].terminate()
+    assert bridges.processes["ann"].wait(60) == 130  # interrupted, as after Ctrl-C
+    assert "-- bridge: stopped" in log.read_text()
+    wait_until(lambda: gone(pid), "the program's process group is gone: the sh and the sleep it started")
+
+
+def gone(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
