@@ -321,3 +321,14 @@ def gone(group: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def test_the_echo_bot_in_bots_md_is_the_committed_one() -> None:
+    """docs/BOTS.md shows the loop of clients/examples/echo_bot.sh, and the line it shows is what the
+    bridge writes (every field, `example` last)."""
+    text = (ROOT / "docs" / "BOTS.md").read_text()
+    section = text[text.index("## Any program as a bot: matchctl bridge") : text.index("## The arena")]
+    shown = re.findall(r"```sh\n(.*?)```", section, re.S)
+    assert shown[-1] in ECHO_BOT.read_text()
+    line = json.loads(" ".join(re.findall(r"```json\n(.*?)```", section, re.S)[0].splitlines()))
+    assert set(line) == LINE_FIELDS and list(line)[-1] == "example"
