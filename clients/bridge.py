@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import grpc
 
@@ -49,13 +49,13 @@ NOTE = "-- bridge: "  # the bridge's own lines in a seat's log
 Say = Callable[[str], None]
 
 
-def printer() -> Say:
+def printer(stream: TextIO) -> Say:
     """A Say for several threads: one whole line at a time, flushed (a person or a log follows it)."""
     lock = threading.Lock()
 
     def say(text: str) -> None:
         with lock:
-            print(text, flush=True)
+            print(text, file=stream, flush=True)
 
     return say
 

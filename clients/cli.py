@@ -14,6 +14,7 @@ import os
 import random
 import signal
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -728,8 +729,19 @@ def cmd_bridge(args: argparse.Namespace, client: MatchClient, creds: Credentials
             "usage: matchctl bridge MATCH --as SEAT -- PROGRAM ARGS... (a seat), "
             f"or {BOT_KEY_VARIABLE}=KEY matchctl bridge -- PROGRAM ARGS... (an arena bot)"
         )
-    say = bridge.printer()
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped: the programs are stopped too
+    say = bridge.printer(sys.stderr if args.json else sys.stdout)  # --json: stdout holds the result alone
+    if threading.current_thread() is not threading.main_thread():
+        return _bridge(args, client, creds, program, say)
+    before = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops it as Ctrl-C does: the programs too
+    try:
+        return _bridge(args, client, creds, program, say)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _bridge(
+    args: argparse.Namespace, client: MatchClient, creds: Credentials, program: list[str], say: bridge.Say
+) -> int:
     if not args.match:
         key = args.token or os.environ.get(BOT_KEY_VARIABLE)
         if not key:
