@@ -164,7 +164,7 @@ class Program:
                 assert self.process.stdin is not None
                 self.process.stdin.write(line + "\n")
                 self.process.stdin.flush()
-            except OSError:  # it died before reading: start it again
+            except (OSError, ValueError):  # it died before reading (or is being stopped): start it again
                 self._end()
                 continue
             alive, answer = self._answer(give_up)

@@ -135,7 +135,7 @@ def test_the_echo_bot_bridged_in_every_seat_plays_a_match_to_its_end(
     """The server's clock never moves: every phase ends by the echoed examples alone."""
     match_id = duel(server, seed=1) if game == "duel" else seated(server, game, players, seed=1)
     for player in players:
-        bridges.start(match_id, player, ["sh", str(ECHO_BOT)])
+        bridges.start(match_id, player, ["sh", str(ECHO_BOT)], "--verbose")  # (a failure shows every turn)
     codes = bridges.wait()
     assert codes == dict.fromkeys(players, 0), bridges.output()
     assert finished(server, match_id)
