@@ -12,14 +12,17 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import grpc
 
-from clients import cli_records, cli_show
+from clients import bridge, cli_records, cli_show
+from clients.botloop import BotKeyRefused
 from clients.bots import get_bot
 from clients.cli_arena import (
     as_json,
@@ -715,6 +718,94 @@ def cmd_fork(args: argparse.Namespace, client: MatchClient, creds: Credentials) 
     return 0
 
 
+BOT_KEY_VARIABLE = "MATCHSERVER_BOT_KEY"  # a bot key, from the environment (out of the process list)
+
+
+def cmd_bridge(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    """Run a program as one seat's bot to the match's end, or as an arena bot (no MATCH) until stopped."""
+    program: list[str] = getattr(args, "program", [])
+    if not program:
+        raise UsageError(
+            "usage: matchctl bridge MATCH --as SEAT -- PROGRAM ARGS... (a seat), "
+            f"or {BOT_KEY_VARIABLE}=KEY matchctl bridge -- PROGRAM ARGS... (an arena bot)"
+        )
+    say = bridge.printer(sys.stderr if args.json else sys.stdout)  # --json: stdout holds the result alone
+    if threading.current_thread() is not threading.main_thread():
+        return _bridge(args, client, creds, program, say)
+    before = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops it as Ctrl-C does: the programs too
+    try:
+        return _bridge(args, client, creds, program, say)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _bridge(
+    args: argparse.Namespace, client: MatchClient, creds: Credentials, program: list[str], say: bridge.Say
+) -> int:
+    if not args.match:
+        key = args.token or os.environ.get(BOT_KEY_VARIABLE)
+        if not key:
+            raise UsageError(f"an arena bot needs its bot key in ${BOT_KEY_VARIABLE} (or give MATCH --as SEAT)")
+        say(f"connected to {args.server}; bridging every seat of the bot to {' '.join(program)} (Ctrl-C stops)")
+        try:
+            bridge.run_arena(
+                client,
+                key,
+                program,
+                args.var,
+                say,
+                verbose=args.verbose,
+                cap=args.timeout,
+                after=args.after,
+                until_tournament=args.until_tournament,
+            )
+        except BotKeyRefused as exc:
+            raise UsageError(str(exc)) from None
+        return 0
+    if not args.as_ and not args.token:
+        raise UsageError("bridge MATCH needs --as SEAT (or --token): the seat the program plays")
+    token = args.token or _token(args, creds, args.match, client)
+    if token is None:
+        raise UsageError("bridge needs a seat's token: --as SEAT")
+    seat = args.as_ or ""
+    log = bridge.log_path(args.var, args.match, seat or "seat")
+    say(f"bridging {seat or 'the seat'} of match {args.match} to {' '.join(program)} (its stderr: {log})")
+    ended = bridge.bridge_seat(
+        client, args.match, token, program, log, seat=seat, say=say, verbose=args.verbose, cap=args.timeout
+    )
+    if ended is None:
+        return 1
+    if args.json:
+        _print_json({"match": args.match, "version": ended.version, "results": json.loads(ended.results_json or "{}")})
+    return 0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def cmd_bot_or_log(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
+    """`bot log MATCH [--as SEAT]`: the stderr a bridged program wrote (VAR/bot-logs); else cli_arena's."""
+    if args.action != "log":
+        return cmd_bot(args, client, creds)
+    if not args.name:
+        raise UsageError("usage: matchctl bot log MATCH [--as SEAT]")
+    folder = bridge.logs_folder(args.var)
+    kept = sorted(path.name for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
+    match_id = args.name if args.name in kept else resolve_match(check_match_id(args.name), kept)
+    logs = sorted((folder / match_id).glob("*.log"))
+    if args.as_:
+        logs = [path for path in logs if path == bridge.log_path(args.var, match_id, args.as_)]
+        if not logs:
+            seats = ", ".join(path.stem for path in sorted((folder / match_id).glob("*.log"))) or "none"
+            raise UsageError(f"no bot log for {args.as_} in match {match_id} (seats logged here: {seats})")
+    for path in logs:
+        if len(logs) > 1:
+            print(f"==> {path.stem} <==")
+        sys.stdout.write(path.read_text(encoding="utf-8", errors="replace"))
+    return 0
+
+
 COMMANDS = {
     "create": cmd_create,
     "join": cmd_join,
@@ -740,7 +831,8 @@ COMMANDS = {
     "settle": cmd_host_action,
     "cancel": cmd_host_action,
     "fork": cmd_fork,
-    "bot": cmd_bot,
+    "bot": cmd_bot_or_log,
+    "bridge": cmd_bridge,
     "challenge": cmd_challenge,
     "tournament": cmd_tournament,
     "leaderboard": cmd_leaderboard,
@@ -749,7 +841,11 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (MATCHCTL_DEBUG=1 re-raises, for a traceback)."""
-    args = build_parser(__doc__).parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    words, program = _program_of(words)
+    args = build_parser(__doc__).parse_args(words)
+    if program is not None:
+        args.program = program
     try:
         return _run(args)
     except (UsageError, CleartextCredentialError) as exc:
@@ -776,6 +872,26 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"matchctl: unexpected {type(exc).__name__}: {exc} (MATCHCTL_DEBUG=1 shows where)", file=sys.stderr)
         return 1
+
+
+VALUED_OPTIONS = ("--server", "--var", "--ca")  # the options before a command that take a value
+
+
+def _program_of(words: list[str]) -> tuple[list[str], list[str] | None]:
+    """`matchctl ... bridge ... -- PROGRAM ARGS`: the words before `--`, and the program after it (None
+    for every other command, whose `--` argparse reads as usual)."""
+    if "--" not in words:
+        return words, None
+    cut = words.index("--")
+    skip = False
+    for word in words[:cut]:
+        if skip:
+            skip = False
+        elif word in VALUED_OPTIONS:
+            skip = True
+        elif not word.startswith("-"):
+            return (words[:cut], words[cut + 1 :]) if word == "bridge" else (words, None)
+    return words, None
 
 
 def _needs_admin(args: argparse.Namespace) -> bool:

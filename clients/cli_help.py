@@ -36,6 +36,11 @@ EXAMPLES: dict[str, list[str]] = {
         "matchctl bot list",
         'matchctl bot rotate ann-bot --reason "the key leaked"',
         'matchctl bot revoke ann-bot --reason "left the club"',
+        "matchctl bot log MATCH --as ann   # what a bridged program wrote on stderr",
+    ],
+    "bridge": [
+        "matchctl bridge MATCH --as ann -- sh clients/examples/echo_bot.sh",
+        "MATCHSERVER_BOT_KEY=msbk_... matchctl bridge -- ./my_bot --fast   # an arena bot",
     ],
     "challenge": [
         "matchctl challenge --game cookoff --bots ann-bot,bob-bot",

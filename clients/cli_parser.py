@@ -69,9 +69,14 @@ def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
 
 def _arena_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """bot, challenge, tournament, leaderboard (clients/cli_arena.py)."""
-    p = add("bot", "admin or host key: register arena bots, list them, rotate or revoke a bot's key")
-    p.add_argument("action", choices=("create", "list", "rotate", "revoke"))
-    p.add_argument("name", nargs="?", help="the bot's name: 1-32 of [a-z0-9-], starting with a letter")
+    p = add(
+        "bot",
+        "admin or host key: register arena bots, list them, rotate or revoke a bot's key; "
+        "log: what a bridged program wrote on stderr",
+    )
+    p.add_argument("action", choices=("create", "list", "rotate", "revoke", "log"))
+    p.add_argument("name", nargs="?", help="the bot's name: 1-32 of [a-z0-9-], starting with a letter; log: the match")
+    p.add_argument("--as", dest="as_", help="log: only this seat's log (default: every seat's)")
     p.add_argument("--auto-accept", action="store_true", help="create: the bot accepts every challenge by itself")
     p.add_argument("--reason", default="", help="rotate, revoke: why (revoke needs one)")
     p = add("challenge", "invite bots to an arena match (it starts once every bot accepted); or answer a challenge")
@@ -219,6 +224,22 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--config", help="JSON object or file of configuration overrides")
     p.add_argument("--verbose", "-v", action="store_true")
     _arena_commands(add)
+    p = add("bridge", help="run any program as a seat's bot (MATCH --as SEAT) or an arena bot: bridge -- PROGRAM ARGS")
+    p.add_argument(
+        "match", nargs="?", help="the match to play a seat of (none: an arena bot, with $MATCHSERVER_BOT_KEY)"
+    )
+    p.add_argument("--as", dest="as_", help="the seat to play (its token from the credentials file)")
+    p.add_argument("--token", help="use this seat token (or bot key) instead of the saved one")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="the longest wait for the program's answer to one turn (also at most the turn's time left)",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="one line per turn and per move")
+    p.add_argument("--after", type=int, default=0, metavar="N", help="arena: resume after this notice")
+    p.add_argument("--until-tournament", metavar="T", help="arena: stop when tournament T has finished")
     p = add("simulate", help="play a transcript in process (no server) and print the result JSON")
     p.add_argument("--game", help="default: from the script's first line")
     p.add_argument("--players", help="default: from the script's first line")

@@ -15,6 +15,7 @@ from clients.cli_parser import build_parser
 from tests.clients.matchctl_cli import matchctl
 from tests.support.server import ServerThread
 
+ECHO_BOT = Path(__file__).resolve().parents[2] / "clients" / "examples" / "echo_bot.sh"
 GATHER = "I will send 2 workers to the Ganlon tree."  # Ganlon is a tree of round 1 with seed 1
 
 
@@ -56,6 +57,8 @@ STEPS: list[tuple[str, Step]] = [
         lambda seen: ["rollback", seen["match"], "--to", str(seen["state"]["version"]), "--reason", "a misread"],
     ),
     ("cancel", lambda seen: ["cancel", seen["match"], "--reason", "a test match"]),
+    # The match is over: the bridge prints its end at once. (The test's own --json, last, goes to the program.)
+    ("bridge", lambda seen: ["--json", "bridge", seen["match"], "--as", "ann", "--", "sh", str(ECHO_BOT)]),
     ("watch", lambda seen: ["watch", seen["match"], "--as", "spectator", "--from", "5"]),
     ("play-bots", lambda seen: ["play-bots", "--game", "mining", "--seed", "1"]),
     ("bot", lambda seen: ["bot", "create", "ann-bot", "--auto-accept"]),
