@@ -75,9 +75,17 @@ def _safe(name: str) -> str:
     return cleaned or "_"
 
 
+def deadline_of(turn: pb.Turn) -> float | None:
+    """The seat's own deadline (with a reserve clock, later than the phase's), else the phase's, else None."""
+    if turn.HasField("deadline"):
+        return turn.deadline
+    return turn.status.deadline if turn.status.HasField("deadline") else None
+
+
 def time_left(turn: pb.Turn) -> float | None:
-    """Seconds until the turn's deadline (by the match clock the Turn carries), None without one."""
-    return turn.status.deadline - turn.clock if turn.status.HasField("deadline") else None
+    """Seconds until the seat's deadline (by the match clock the Turn carries), None without one."""
+    deadline = deadline_of(turn)
+    return None if deadline is None else deadline - turn.clock
 
 
 def turn_line(turn: pb.Turn, match_id: str, refused: str | None = None) -> str:
@@ -91,8 +99,9 @@ def turn_line(turn: pb.Turn, match_id: str, refused: str | None = None) -> str:
         "match_version": turn.match_version,
         "phase": turn.status.phase,
         "awaiting": list(turn.status.awaiting),
-        "deadline": turn.status.deadline if turn.status.HasField("deadline") else None,
+        "deadline": deadline_of(turn),
         "time_left": time_left(turn),
+        "reserve": turn.reserve if turn.HasField("reserve") else None,
     }
     if refused is not None:
         line["refused"] = refused

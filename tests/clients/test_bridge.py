@@ -30,7 +30,7 @@ PLAYED = 240.0  # a bound on a hang (a whole match on two loaded cores), not a s
 pytestmark = pytest.mark.slow  # every test runs matchctl processes playing a match: a second or more
 
 LINE_FIELDS = {"game", "seat", "match_id", "version", "match_version", "view", "phase", "awaiting", "deadline"}
-LINE_FIELDS |= {"time_left", "forms", "example"}
+LINE_FIELDS |= {"time_left", "reserve", "forms", "example"}
 
 
 class Bridges:
