@@ -32,6 +32,11 @@ def register(game: Game[Any, Any]) -> None:
     _EXTRA[game.name] = game
 
 
+def unregister(name: str) -> None:
+    """Forget a game `register` added (a test's fixture game, once its test is over)."""
+    _EXTRA.pop(name, None)
+
+
 def shipped() -> list[str]:
     """The games that ship with the engine, in the registry's order (not the ones `register` added)."""
     return [name for name, package in _PACKAGES.items() if importlib.util.find_spec(f"engine.{package}") is not None]

@@ -5,6 +5,7 @@ match plays on (issue 25: the error is named, EngineFault, a row of the one erro
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -27,11 +28,16 @@ class Broken(duel.Duel):
         return super().decide(state, player, command, ctx)
 
 
-registry.register(Broken())
+@pytest.fixture
+def broken() -> Iterator[None]:
+    """The broken game, registered for this test only (every registered game is in the engine's tests)."""
+    registry.register(Broken())
+    yield
+    registry.unregister(Broken.name)
 
 
 def test_an_engine_crash_is_internal_with_a_log_id_and_writes_nothing(
-    server: ServerThread, caplog: pytest.LogCaptureFixture
+    server: ServerThread, caplog: pytest.LogCaptureFixture, broken: None
 ) -> None:
     client = server.client()
     created = client.create("broken-duel", ["ann", "bob"], seed=3)
