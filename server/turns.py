@@ -75,10 +75,11 @@ def check_turn(live: LiveMatch, seat: str, turn_version: int) -> None:
     )
 
 
-def turn_view(live: LiveMatch, seat: str, server_now: float) -> TurnView | None:
-    """The seat's open turn as a Turn shows it, or None when it may not act now (or the match is paused)."""
+def turn_view(live: LiveMatch, seat: str, server_now: float, shown: int | None = None) -> TurnView | None:
+    """The seat's open turn as a Turn shows it, or None when it may not act now (or the match is paused),
+    or when it is the turn `shown` (already sent: its view, forms and example are not built again)."""
     version = turn_of(live, seat)
-    if version is None or live.paused_at is not None:
+    if version is None or version == shown or live.paused_at is not None:
         return None
     game, state, viewer = live.game, live.state, Viewer.of(seat)
     deadline, reserve = engine_step(lambda: game.clock_of(state, seat))

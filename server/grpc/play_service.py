@@ -114,8 +114,8 @@ class PlayStream:
                 ended = convert.ended_response(live.version, live.status(), visible_results(live, live.version))
                 await self.context.write(ended)
                 return None
-            turn = turn_view(live, seat, self.matches.clock.now())
-            if turn is not None and turn.version != self.turn_sent:
+            turn = turn_view(live, seat, self.matches.clock.now(), shown=self.turn_sent)
+            if turn is not None:
                 self.turn_sent = turn.version
                 await self.context.write(convert.turn_response(turn))
             age_left = stream.opened_at + limits.max_age - time.monotonic()
