@@ -215,3 +215,27 @@ def test_a_play_stream_must_start_with_play_start(server: ServerThread) -> None:
         list(client.stub.Play(requests, metadata=[("authorization", "Spectator")]))
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "starts with a PlayStart" in str(refused.value.details())
+
+
+def test_a_move_without_a_command_or_with_a_huge_text_is_refused_and_the_stream_goes_on(
+    server: ServerThread,
+) -> None:
+    client = server.client()
+    match_id, host, ann, _bob = seat_duel(client, seed=10)
+    seat = Seat(client, match_id, ann, None)
+    try:
+        wait_until(lambda: seat.of("turn"), "ann's turn")
+        turn = seat.of("turn")[0]
+        seat.session._requests.put(pb.PlayRequest(move=pb.Move(request_id="empty", turn_version=turn.version)))
+        seat.session.move(turn.version, text="pick " + "9" * 10_000, request_id="huge")
+        seat.session.move(turn.version, text="pick 2", request_id="fine")
+        wait_until(lambda: len(seat.of("result")) == 3, "three answers")
+        empty, huge, fine = seat.of("result")
+        assert (empty.request_id, empty.accepted, empty.code) == ("empty", False, "INVALID_ARGUMENT")
+        assert "a move needs a command" in empty.message
+        assert (huge.request_id, huge.accepted, huge.code) == ("huge", False, "INVALID_ARGUMENT")
+        assert len(huge.message) <= 256  # the details never echo the input at length
+        assert fine.accepted and fine.text == "pick 2"
+        assert client.state(match_id, host).view["my_picks"] == {"ann": 2}
+    finally:
+        seat.close()
