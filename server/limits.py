@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,3 +213,15 @@ def _number(value: object) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return value
     return None
+
+
+def match_config(
+    game: Game[Any, Any], players: Sequence[str], overrides: Mapping[str, Json], limits: Limits
+) -> dict[str, Json]:
+    """A new match's whole configuration: the game's defaults for these seats with the overrides on top,
+    the game's bounds checked (a host's match, a bot match alike; the seat names are checked first)."""
+    config = game.default_config(players)
+    config.update(overrides)
+    config["players"] = list(players)
+    check_game_config(game, config, limits)
+    return config

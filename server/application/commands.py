@@ -21,7 +21,7 @@ from server.decisions import start_records
 from server.envelope import cause, created_record, game_records
 from server.errors import Aborted, FailedPrecondition, PermissionDenied, ResourceExhausted, Unauthenticated, engine_step
 from server.hostkeys import HostKeys
-from server.limits import Limits, check_game_config, check_seat_names, parse_config_json
+from server.limits import Limits, check_seat_names, match_config, parse_config_json
 from server.live import LiveMatch
 from server.records import Record, token_hash
 from server.repository import LiveMatches
@@ -81,10 +81,7 @@ class MatchCommands:
         players = list(players)
         if not players or len(set(players)) != len(players):
             raise InvalidConfig("players must be distinct, non-empty names")
-        config = game.default_config(players)
-        config.update(parse_config_json(overrides_json, self.limits))
-        config["players"] = list(players)
-        check_game_config(game, config, self.limits)
+        config = match_config(game, players, parse_config_json(overrides_json, self.limits), self.limits)
         seed = secrets.randbelow(2**53) if seed is None else seed
         live = LiveMatch(uuid.uuid4(), game)
         host_token = self.secrets.new(tag, str(live.id), "host")

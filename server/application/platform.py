@@ -22,7 +22,7 @@ from server.envelope import cause, created_record, game_records
 from server.errors import Conflict, engine_step
 from server.hostkeys import HostKeys
 from server.identities import MATCH_TERMS, SEAT_HOLDERS
-from server.limits import Limits, check_game_config, check_seat_names
+from server.limits import Limits, check_seat_names, match_config
 from server.live import LiveMatch
 from server.policy import MatchPolicy
 from server.records import ChainedLog, Record, chain, token_hash
@@ -77,10 +77,7 @@ class Platform:
         game = get_game(game_name)
         players = list(seats)
         check_seat_names(players, self.limits)
-        config = game.default_config(players)
-        config.update(overrides)
-        config["players"] = players
-        check_game_config(game, config, self.limits)
+        config = match_config(game, players, overrides, self.limits)
         seed = secrets.randbelow(2**53)
         live = LiveMatch(uuid.uuid4(), game)
         now = self.clock.now()

@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2
-from grpc_reflection.v1alpha import _async, _base, reflection_pb2_grpc
+from grpc_reflection.v1alpha import _async, reflection_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2 as rpb
 
 import matchserver
@@ -70,4 +70,4 @@ def enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> 
     )
 
 
-__all__ = ["V1_SERVICE_NAME", "_base", "enable_reflection"]
+__all__ = ["V1_SERVICE_NAME", "enable_reflection"]
