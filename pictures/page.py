@@ -2,7 +2,7 @@
 audit trace's words for what happened, play/pause, speed, a jump list by round and phase, and a timeline
 where retracted versions hang off the main line as a branch. No external files, scripts or fonts.
 
-The same page is the live page (`server/http.py`): given `live_url`, it adds the steps an event stream
+The same page is the live page (`server/web/live.py`): given `live_url`, it adds the steps an event stream
 sends as the match goes on."""
 
 from __future__ import annotations

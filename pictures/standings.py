@@ -1,5 +1,5 @@
 """A tournament's live page: its standings, its matches (each started one linking to its own live page)
-and its audit, drawn from plain data (server/http.py builds it from the tournament's log).
+and its audit, drawn from plain data (server/arena/pages.py builds it from the tournament's log).
 
 Pure and standard library only, so it is tested without a server. Every string is escaped: bot names,
 a tournament's name and a void's reason are user input. The page shows only what the tournament's log
@@ -178,6 +178,7 @@ PAGE_SCRIPT = r"""
   source.onerror = () => { state.textContent = "reconnecting"; };
   source.onmessage = e => {
     const update = JSON.parse(e.data);
+    if (update.state === "finished") { source.close(); state.textContent = "finished"; }
     for (const [id, html] of Object.entries(update.sections)) {
       const element = document.getElementById(id);
       if (element !== null) element.innerHTML = html;
@@ -192,6 +193,9 @@ def tournament_html(data: Mapping[str, Any], events_url: str, version: int = 0) 
     """The whole page: the tournament as it stands, following `events_url` for what changes."""
     title = title_of(data)
     drawn = sections(data)
+    over = data["state"] == "finished"  # nothing more will come: the page says so and follows nothing
+    live = "the tournament is over" if over else 'live: <span id="live-state">connecting</span>'
+    script = "" if over else f"<script>\nconst EVENTS_URL = {script_json(events_url)};\n{PAGE_SCRIPT}\n</script>\n"
     about = " · ".join(
         escape(str(part))
         for part in (data["game"], data["format"], f"organised by {data['organiser']}" if data["organiser"] else "")
@@ -204,14 +208,10 @@ def tournament_html(data: Mapping[str, Any], events_url: str, version: int = 0) 
 <body data-version="{int(version)}">
 <h1>{escape(title)}</h1>
 <p id="about">{about}</p>
-<p id="live">live: <span id="live-state">connecting</span></p>
+<p id="live">{live}</p>
 <div id="progress">{drawn["progress"]}</div>
 <section id="standings-section"><h2>Standings</h2><div id="standings">{drawn["standings"]}</div></section>
 <section><h2>Matches</h2><div id="matches">{drawn["matches"]}</div></section>
 <section id="audit-section"><h2>Audit</h2><div id="audit">{drawn["audit"]}</div></section>
-<script>
-const EVENTS_URL = {script_json(events_url)};
-{PAGE_SCRIPT}
-</script>
-</body></html>
+{script}</body></html>
 """

@@ -25,7 +25,6 @@ from server.clock import Clock
 from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, arena_handler
 from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
 from server.grpc.reflection import enable_reflection
-from server.http import LivePages, tls_context
 from server.limits import Limits
 from server.matches import Matches
 from server.notify import AppendListener, ListenerSettings, listener_for
@@ -39,6 +38,8 @@ from server.startup import (
 )
 from server.store import EventStore
 from server.streams import StreamLimits
+from server.web.live import MatchPages
+from server.web.site import Site, tls_context
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class Settings:
     shutdown_grace: float = 10.0
     # Memory for live matches (their estimated size): the least recently used are evicted, read on next use.
     cache_mb: float = 512.0
-    # HOST:PORT of the live page for spectators (server/http.py); "" serves none. Same bind rule and TLS as gRPC.
+    # HOST:PORT of the live page for spectators (server/web/); "" serves none. Same bind rule and TLS as gRPC.
     http_address: str = ""
     # The bot arena's settings: challenge expiry, open challenges per bot (server/arena/service.py).
     arena: ArenaSettings = field(default_factory=ArenaSettings)
@@ -176,7 +177,7 @@ class Running:
     ticker: asyncio.Task[None]
     calls: CallCounter = field(default_factory=CallCounter)
     listener: AppendListener | None = None  # other nodes' appends (PostgreSQL only)
-    http: LivePages | None = None  # the live page (--http)
+    http: Site | None = None  # the live page (--http)
     http_port: int = 0
     arena: Arena | None = None  # bot accounts, challenges, tournaments (server/arena/)
 
@@ -255,7 +256,8 @@ async def start_server(settings: Settings) -> Running:
     task = asyncio.create_task(ticker.run(matches, settings.tick_interval, [arena.tick]))
     running = Running(server, port, matches, store, task, calls, listener, arena=arena)
     if settings.http_address:
-        running.http = LivePages(matches, settings.streams)
+        running.http = Site(settings.streams)
+        MatchPages(matches, running.http)
         TournamentPages(arena, running.http)
         try:
             tls = tls_context(settings.tls_cert, settings.tls_key)

@@ -47,7 +47,7 @@ class StreamLimits:
     write_timeout: float = 30.0
     # The serialized updates shared by the streams of one viewer class (server/fanout.py), in bytes.
     update_cache_bytes: int = 32 * 1024 * 1024
-    # The live page's event streams (server/http.py, --http), all matches together: the next gets 503.
+    # The live page's event streams (server/web/events.py, --http), all matches together: the next gets 503.
     max_page_streams: int = 200
     # The live page's event streams from one client address: one client cannot hold them all.
     max_page_streams_per_address: int = 20

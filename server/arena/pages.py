@@ -1,4 +1,4 @@
-"""The arena's pages on the live-page server (server/http.py), registered by route at wiring:
+"""The arena's pages on the live-page server (server/web/site.py), registered by route at wiring:
 
     GET /tournaments/<id>          a tournament's standings, matches (each linking to its page) and audit
     GET /tournaments/<id>/events   text/event-stream: the page's tables drawn again whenever they change
@@ -8,34 +8,27 @@ A tournament's page shows only what its log says in public (pictures/standings.p
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
 from collections.abc import Callable
 from typing import Any
+
+from aiohttp import web
 
 from pictures.standings import sections, tournament_html
 from server.arena.log import ARENA_STREAM
 from server.arena.service import Arena
 from server.arena.tournament import TournamentLog
 from server.errors import BadRequest, DataLoss, NotFound
-from server.http import KEEPALIVE, HttpError, LivePages, send
+from server.web.events import KEEPALIVE
+from server.web.site import Site, refuse
 
 
 class TournamentPages:
-    def __init__(self, arena: Arena, pages: LivePages) -> None:
+    def __init__(self, arena: Arena, site: Site) -> None:
         self.arena = arena
-        self.pages = pages
-        pages.routes["tournaments"] = self.serve
-
-    async def serve(
-        self, tournament_id: str, events: bool, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        tournament = await self._tournament(tournament_id)
-        if events:
-            await self._tournament_events(tournament, reader, writer)
-        else:
-            await self._tournament_page(tournament, writer)
+        self.site = site
+        site.get("/tournaments/{tournament_id}", self.page)
+        site.get("/tournaments/{tournament_id}/events", self.events)
 
     async def _tournament(self, text: str) -> TournamentLog:
         """The tournament; 404 for an unknown or malformed id (a match's id included). One the arena holds
@@ -44,53 +37,51 @@ class TournamentPages:
         try:
             known = self.arena.tournaments.get(str(uuid.UUID(text)))
         except ValueError:
-            raise HttpError("404 Not Found", "no such tournament\n") from None
+            raise refuse(404, "no such tournament") from None
         if known is not None:
             if not known.header:  # being created: nothing of it is stored yet
-                raise HttpError("404 Not Found", "no such tournament\n")
+                raise refuse(404, "no such tournament")
             return known
         try:
             return await self.arena.tournament(text)
         except (NotFound, BadRequest):
-            raise HttpError("404 Not Found", "no such tournament\n") from None
+            raise refuse(404, "no such tournament") from None
         except DataLoss:
-            raise HttpError("503 Service Unavailable", "this tournament cannot be read at the moment\n") from None
+            raise refuse(503, "this tournament cannot be read at the moment") from None
 
     def _arena_past(self, seen: int) -> Callable[[], bool]:
         return lambda: self.arena.log.version > seen
 
-    async def _tournament_page(self, tournament: TournamentLog, writer: asyncio.StreamWriter) -> None:
+    async def page(self, request: web.Request) -> web.Response:
+        tournament = await self._tournament(request.match_info["tournament_id"])
         events = f"/tournaments/{tournament.tournament_id}/events"
         page = tournament_html(tournament_data(tournament), events, tournament.version)
-        await send(writer, "200 OK", page, "text/html; charset=utf-8")
+        return web.Response(text=page, content_type="text/html")
 
-    async def _tournament_events(
-        self, tournament: TournamentLog, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    async def events(self, request: web.Request) -> web.StreamResponse:
         """The tables, drawn again whenever the tournament's log grows. Its matches start, finish and are
         voided in the same writes as the arena stream's records, so the arena stream moving is the cue (and
         each keepalive looks again, for a tournament another node's write reached after its arena record)."""
+        tournament = await self._tournament(request.match_info["tournament_id"])
         tournament_id = tournament.tournament_id
         sent = -1  # every stream starts with the tables as they are: the page may be older than its stream
-        async with self.pages.event_stream(reader, writer) as ended:
+        async with self.site.events.open(request) as stream:
             while True:
                 seen = self.arena.log.version  # read before the tournament: a write after it wakes the wait
                 try:
                     tournament = await self._tournament(tournament_id)
-                except HttpError:  # unreadable meanwhile: the stream ends, the browser tries again later
-                    return
+                except web.HTTPException:  # unreadable meanwhile: the stream ends, the browser tries again
+                    return stream.response
                 if tournament.version != sent:
                     sent = tournament.version
-                    message = json.dumps(
-                        {"v": sent, "sections": sections(tournament_data(tournament))}, separators=(",", ":")
-                    )
-                    writer.write(f"id: {sent}\ndata: {message}\n\n".encode())
+                    data = tournament_data(tournament)
+                    await stream.send(str(sent), {"v": sent, "state": data["state"], "sections": sections(data)})
                 else:
-                    writer.write(b": still here\n\n")
-                await writer.drain()
-                await self.arena.platform.wait_for_stream(ARENA_STREAM, self._arena_past(seen), KEEPALIVE, until=ended)
-                if ended.done():
-                    return
+                    await stream.still_here()
+                past = self._arena_past(seen)
+                await self.arena.platform.wait_for_stream(ARENA_STREAM, past, KEEPALIVE, until=stream.ended)
+                if stream.ended.done():
+                    return stream.response
 
 
 def tournament_data(tournament: TournamentLog) -> dict[str, Any]:

@@ -185,19 +185,21 @@ def test_the_live_page_is_https_with_the_servers_certificate(tmp_path: Path) -> 
 
 
 def test_bad_requests_get_a_clear_status_and_the_server_goes_on(live_server: ServerThread) -> None:
-    def raw(request: bytes) -> bytes:
+    def raw(line: bytes, host: bool = True) -> bytes:
         with socket.create_connection(("127.0.0.1", port(live_server)), timeout=30) as sock:
-            sock.sendall(request)
-            sock.shutdown(socket.SHUT_WR)
+            sock.sendall(line + (b"\r\nHost: x" if host else b"") + b"\r\nConnection: close\r\n\r\n")
             return b"".join(iter(lambda: sock.recv(65536), b""))
 
-    assert raw(b"POST /matches/x HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 405 ")
-    assert raw(b"nonsense\r\n\r\n").startswith(b"HTTP/1.1 400 ")
-    assert raw(b"GET / HTTP/2.0\r\n\r\n").startswith(b"HTTP/1.1 505 ")
-    assert raw(b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 431 ")
-    assert raw(b"GET /matches/x/events?from=1,2 HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 404 ")
+    assert raw(b"POST /matches/x HTTP/1.1").startswith(b"HTTP/1.1 405 ")
+    assert raw(b"PUT /matches/x HTTP/1.1").startswith(b"HTTP/1.1 405 ")
+    assert raw(b"nonsense").startswith(b"HTTP/1.0 400 ")
+    assert raw(b"GET /matches/x HTTP/1.1", host=False).startswith(b"HTTP/1.0 400 ")
+    assert raw(b"GET / HTTP/2.0").startswith(b"HTTP/2.0 505 ")
+    too_long = raw(b"GET /" + b"a" * 10_000 + b" HTTP/1.1")
+    assert too_long.startswith(b"HTTP/1.0 400 ") and b"8190 bytes" in too_long
+    assert raw(b"GET /matches/x/events?from=1,2 HTTP/1.1").startswith(b"HTTP/1.1 404 ")
     match_id, _ = seated(live_server)
-    assert raw(f"GET /matches/{match_id}/events?from=a,b,c HTTP/1.1\r\n\r\n".encode()).startswith(b"HTTP/1.1 400 ")
+    assert raw(f"GET /matches/{match_id}/events?from=a,b,c HTTP/1.1".encode()).startswith(b"HTTP/1.1 400 ")
     assert get(live_server, f"/matches/{match_id}")[0] == 200
 
 

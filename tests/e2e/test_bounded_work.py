@@ -16,8 +16,8 @@ from clients.client import MatchClient
 from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
 from server.clock import ManualClock
-from server.http import DRAW_CHUNK, LiveReplay
 from server.limits import Limits
+from server.web.live import DRAW_CHUNK, LiveReplay
 from tests.support.server import ServerThread
 
 
