@@ -39,6 +39,7 @@ from server.startup import (
 from server.store import EventStore
 from server.streams import StreamLimits
 from server.web.live import MatchPages
+from server.web.seat import SeatPages
 from server.web.site import Site, tls_context
 
 log = logging.getLogger(__name__)
@@ -258,6 +259,7 @@ async def start_server(settings: Settings) -> Running:
     if settings.http_address:
         running.http = Site(settings.streams)
         MatchPages(matches, running.http)
+        SeatPages(matches, running.http)
         TournamentPages(arena, running.http)
         try:
             tls = tls_context(settings.tls_cert, settings.tls_key)

@@ -16,6 +16,7 @@ from server.application.commands import MatchCommands
 from server.application.hosting import HostCommands
 from server.application.platform import Platform
 from server.application.queries import MatchQueries
+from server.application.seat_views import SeatViews
 from server.application.seats import SeatCommands
 from server.bus import Appended, Bus, ServerStreamAppended
 from server.clock import Clock
@@ -73,6 +74,7 @@ class Matches:
             self.repository, self.uow, self.callers, self.hostkeys, self.queries, secrets, self.limits
         )
         self.seats = SeatCommands(self.commands)
+        self.seat_views = SeatViews(self.repository, self.callers, self.queries, clock)
         self.hosting = HostCommands(self.commands)
         self.hostkeys.unfinished_of = self.queries.unfinished_of
         self.platform = Platform(

@@ -1,0 +1,169 @@
+"""What a seat's page and a host's console show: whole values built from one match, each for its caller.
+
+A seat sees its own view (its private part included, no one else's), what the phase asks of it, its own
+clock, who is still awaited and its own submissions with their receipts; what a text would do is checked
+by the game's own parser and rules without writing anything. A host sees the seats and their invitations.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from engine import match as rules
+from engine.errors import GameError
+from server.application.callers import Callers
+from server.application.queries import MatchQueries
+from server.application.values import StateView, receipt_at
+from server.clock import Clock
+from server.errors import NotFound, PermissionDenied, engine_step
+from server.live import LiveMatch
+from server.records import Receipt, token_hash
+from server.repository import LiveMatches
+from server.seats import invitation_matches, seat_claimed, valid_invitation
+from server.turns import turn_view
+
+END_EARLY = "end early"
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """One of the seat's own submissions: its words, and the receipt its Submit answered."""
+
+    version: int
+    text: str
+    receipt: Receipt
+    retracted: bool  # a rollback took it back: the seat may have to submit again
+
+
+@dataclass(frozen=True)
+class SeatView:
+    state: StateView
+    seat: str
+    turn_version: int | None  # the seat's open turn (None: it may not act now)
+    forms: tuple[str, ...]  # the sentences the phase accepts from it now
+    example: str | None
+    deadline_in: float | None  # match-clock seconds until the seat's own deadline
+    reserve: float | None  # the reserve seconds it still holds (Cookoff)
+    awaiting: tuple[str, ...]  # seats the phase still waits for
+    unseated: tuple[str, ...]  # seats nobody has claimed yet (the match waits for them)
+    waiting: bool  # the match has not started: its clocks do not run yet
+    cancelled: bool
+    submissions: tuple[Submitted, ...]
+
+    @property
+    def ends_early(self) -> bool:
+        return any(END_EARLY in form for form in self.forms)
+
+
+@dataclass(frozen=True)
+class Understood:
+    """What a text would be as the seat's command now: the game's words for it, or why not."""
+
+    ok: bool
+    words: str
+
+
+@dataclass(frozen=True)
+class SeatEntry:
+    seat: str
+    claimed: bool
+    invitation_open: bool  # an invitation could still claim it
+
+
+@dataclass(frozen=True)
+class InvitationView:
+    """What an invitation link shows before it is used: the match and the seat it opens."""
+
+    match_id: str
+    game: str
+    seat: str
+    players: tuple[str, ...]
+    valid: bool  # false once used, replaced or the seat has acted
+    finished: bool
+
+
+class SeatViews:
+    def __init__(self, matches: LiveMatches, callers: Callers, queries: MatchQueries, clock: Clock) -> None:
+        self.matches = matches
+        self.callers = callers
+        self.queries = queries
+        self.clock = clock
+
+    async def _seat(self, match_id: uuid.UUID, token: str | None) -> tuple[LiveMatch, str]:
+        live = await self.matches.load(match_id)
+        viewer = await self.callers.viewer_for(live, token)
+        if viewer.kind != "player" or viewer.player is None:
+            raise PermissionDenied("a seat's page needs that seat's token")
+        return live, viewer.player
+
+    async def seat(self, match_id: uuid.UUID, token: str | None) -> SeatView:
+        live, seat = await self._seat(match_id, token)
+        state = await self.queries.state(match_id, token, None)
+        now = self.clock.now()
+        turn = turn_view(live, seat, now)
+        status = live.status()
+        deadline, reserve = engine_step(lambda: live.game.clock_of(live.state, seat))
+        clock = live.clock_at(now)
+        running = not status.finished and not live.waiting and live.paused_at is None
+        return SeatView(
+            state=state,
+            seat=seat,
+            turn_version=turn.version if turn is not None else None,
+            forms=turn.forms if turn is not None else (),
+            example=turn.example if turn is not None else None,
+            deadline_in=max(0.0, deadline - clock) if running and deadline is not None else None,
+            reserve=reserve,
+            awaiting=tuple(p for p in live.players if p in status.awaiting and p not in status.submitted),
+            unseated=tuple(p for p in live.players if not seat_claimed(live.tokens, p)),
+            waiting=live.waiting,
+            cancelled=bool(live.cancelled_at),
+            submissions=tuple(self._submissions(live, seat)),
+        )
+
+    def _submissions(self, live: LiveMatch, seat: str) -> list[Submitted]:
+        retracted = live.batches.retracted()
+        out = []
+        for version, record in enumerate(live.records, start=1):
+            cause = record.get("cause") or {}
+            if record.get("kind") != "game" or cause.get("actor") != seat or record.get("start"):
+                continue
+            if "text" not in cause and "command" not in cause:
+                continue  # a timeout's or the host's record names no command of the seat's
+            text = str(cause.get("text") or cause.get("command"))
+            end = live.batches.end_from(version)
+            out.append(Submitted(version, text, receipt_at(live, end), version in retracted))
+        return out
+
+    async def understand(self, match_id: uuid.UUID, token: str | None, text: str) -> Understood:
+        """The seat's text as its command now, decided by the game on the current state and thrown away:
+        nothing is written, and the words are the same the Submit would answer or refuse with."""
+        live, seat = await self._seat(match_id, token)
+        if live.waiting:
+            return Understood(False, f"the match has not started: it is {live.status().phase}")
+        game, state = live.game, live.state
+        try:
+            typed = engine_step(lambda: game.parse(state, seat, text))
+            context = rules.context(live.seed, live.game_version, live.clock_at(self.clock.now()))
+            engine_step(lambda: rules.submit(game, state, seat, typed, context))
+        except GameError as exc:  # the game's refusal (a parse or rules error): its words are the answer
+            return Understood(False, str(exc))
+        return Understood(True, engine_step(lambda: game.format(typed)))
+
+    async def seats(self, match_id: uuid.UUID, token: str | None) -> tuple[SeatEntry, ...]:
+        """Host or admin: each seat, whether it is claimed and whether an invitation could still claim it."""
+        live = await self.matches.load(match_id)
+        await self.callers.require_host(live, token)
+        return tuple(
+            SeatEntry(p, seat_claimed(live.tokens, p), valid_invitation(live.records, p) is not None)
+            for p in live.players
+        )
+
+    async def invitation(self, match_id: uuid.UUID, seat: str, code: str) -> InvitationView:
+        """The match and seat an invitation link names, and whether it would still claim the seat. Nothing
+        is spent. A private match is shown only to a link that is valid: to anyone else it does not exist."""
+        live = await self.matches.load(match_id)
+        valid = seat in live.players and invitation_matches(valid_invitation(live.records, seat), token_hash(code))
+        if not valid and (live.header.get("private") or seat not in live.players):
+            raise NotFound("no such invitation")
+        return InvitationView(str(live.id), live.game.name, seat, live.players, valid, live.status().finished)
