@@ -149,10 +149,12 @@ def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials
     for seat in reply.invitations:
         creds.set_invitation(args.server, reply.match_id, seat.player, seat.invitation)
         if not args.json:
-            print(f"invitation for {seat.player}: {seat.invitation}", file=sys.stderr)
+            link = f"  {seat.join_url}" if seat.join_url else ""
+            print(f"invitation for {seat.player}: {seat.invitation}{link}", file=sys.stderr)
     _keep(args, creds, reply.match_id, reply.receipt)
     if args.json:
         invitations = {seat.player: seat.invitation for seat in reply.invitations}
+        links = {seat.player: seat.join_url for seat in reply.invitations if seat.join_url}
         _print_json(
             {
                 "match": reply.match_id,
@@ -160,6 +162,7 @@ def cmd_create(args: argparse.Namespace, client: MatchClient, creds: Credentials
                 "version": reply.version,
                 "seed": reply.seed,
                 "invitations": invitations,
+                **({"join_urls": links} if links else {}),
                 "host_token_saved_in": str(creds.path),
             }
         )
@@ -211,12 +214,16 @@ def cmd_invite(args: argparse.Namespace, client: MatchClient, creds: Credentials
             "invite needs the match's host token (--token, or the one `matchctl create` saved), or the admin "
             f"token or a host key; {admin_hint(args.var)}"
         )
-    code = client.invite(args.match, args.player, host)
+    invited = client.invite_seat(args.match, args.player, host)
+    code = invited.invitation
     creds.set_invitation(args.server, args.match, args.player, code)
     if args.json:
-        _print_json({"match": args.match, "player": args.player, "invitation": code})
+        link = {"join_url": invited.join_url} if invited.join_url else {}
+        _print_json({"match": args.match, "player": args.player, "invitation": code, **link})
         return 0
     print(code)
+    if invited.join_url:
+        print(f"the seat's page: {invited.join_url}", file=sys.stderr)
     return 0
 
 

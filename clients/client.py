@@ -210,9 +210,15 @@ class MatchClient:
         return response
 
     def invite(self, match_id: str, player: str, token: str | None = None) -> str:
+        return str(self.invite_seat(match_id, player, token).invitation)
+
+    def invite_seat(self, match_id: str, player: str, token: str | None = None) -> pb.InviteSeatResponse:
+        """A new invitation for a seat, with its link to the seat's page when the server serves pages."""
         request = pb.InviteSeatRequest(match_id=match_id, player=player)
-        response = self._write(self.stub.InviteSeat, request, metadata=self._host_auth(token), timeout=self.timeout)
-        return str(response.invitation)
+        response: pb.InviteSeatResponse = self._write(
+            self.stub.InviteSeat, request, metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return response
 
     def create_host_key(self, name: str, token: str | None = None) -> pb.CreateHostKeyResponse:
         response: pb.CreateHostKeyResponse = self._write(

@@ -188,8 +188,9 @@ def seat_html(data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, reque
         f'<input type="hidden" name="request_id" id="request-id" value="{escape(request_id)}">'
     )
     early_hidden = hidden.replace(' id="request-id"', "")
+    shown = "" if data["ends_early"] else " hidden"
     early = (
-        f'<form id="end-early" method="post" action="{escape(urls["submit"])}"{"" if data["ends_early"] else " hidden"}>'
+        f'<form id="end-early" method="post" action="{escape(urls["submit"])}"{shown}>'
         f'{early_hidden}<input type="hidden" name="text" value="end early">'
         '<button class="quiet">end early</button></form>'
     )
@@ -218,8 +219,8 @@ players {names(data["players"])} · live: <span id="live-state">connecting</span
 </main>
 <script>
 const EVENTS_URL = {script_json(urls["events"])}, CHECK_URL = {script_json(urls["check"])},
-  SUBMIT_URL = {script_json(urls["submit"])}, CSRF = {script_json(csrf)}, CAN_ACT = {script_json(bool(data["can_act"]))},
-  ENDS = [{script_json(bool(data["ends_early"]))}];
+  SUBMIT_URL = {script_json(urls["submit"])}, CSRF = {script_json(csrf)},
+  CAN_ACT = {script_json(bool(data["can_act"]))}, ENDS = [{script_json(bool(data["ends_early"]))}];
 {SEAT_SCRIPT}
 </script>
 </body></html>

@@ -8,6 +8,7 @@ import inspect
 import logging
 import os
 import secrets
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from server.notify import AppendListener, ListenerSettings, listener_for
 from server.startup import (
     EXCLUSIVE_PORT_OPTIONS,
     bind,
+    listen_host,
     refuse_plaintext_in_public,
     secure_var_dir,
     server_credentials,
@@ -38,6 +40,7 @@ from server.startup import (
 )
 from server.store import EventStore
 from server.streams import StreamLimits
+from server.web.console import HostConsole
 from server.web.live import MatchPages
 from server.web.seat import SeatPages
 from server.web.site import Site, tls_context
@@ -112,6 +115,9 @@ class Settings:
     cache_mb: float = 512.0
     # HOST:PORT of the live page for spectators (server/web/); "" serves none. Same bind rule and TLS as gRPC.
     http_address: str = ""
+    # The pages' address as players reach it (invitation links), e.g. https://games.example.org; "" derives it
+    # from http_address (a wildcard host becomes this machine's name).
+    page_url: str = ""
     # The bot arena's settings: challenge expiry, open challenges per bot (server/arena/service.py).
     arena: ArenaSettings = field(default_factory=ArenaSettings)
     # How the PostgreSQL listener pings and reconnects (server/notify.py).
@@ -180,6 +186,7 @@ class Running:
     listener: AppendListener | None = None  # other nodes' appends (PostgreSQL only)
     http: Site | None = None  # the live page (--http)
     http_port: int = 0
+    page_url: str = ""  # the pages' address, as invitation links name it
     arena: Arena | None = None  # bot accounts, challenges, tournaments (server/arena/)
 
     async def stop(self, grace: float | None = 0.5, reason: str = "stopped") -> None:
@@ -208,6 +215,17 @@ class Running:
             self.calls.cancelled,
             grace,
         )
+
+
+def page_url(settings: Settings, port: int) -> str:
+    if settings.page_url:
+        return settings.page_url.rstrip("/")
+    host = listen_host(settings.http_address)
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.getfqdn()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{'https' if settings.tls_cert else 'http'}://{host}:{port}"
 
 
 async def start_server(settings: Settings) -> Running:
@@ -247,7 +265,8 @@ async def start_server(settings: Settings) -> Running:
     await matches.start()
     arena = Arena(matches.platform, settings.arena)
     await arena.start()
-    server.add_generic_rpc_handlers((match_handler(MatchService(matches)), arena_handler(ArenaService(arena))))
+    service = MatchService(matches)
+    server.add_generic_rpc_handlers((match_handler(service), arena_handler(ArenaService(arena))))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME), server)
@@ -260,10 +279,12 @@ async def start_server(settings: Settings) -> Running:
         running.http = Site(settings.streams)
         MatchPages(matches, running.http)
         SeatPages(matches, running.http)
+        HostConsole(matches, running.http)
         TournamentPages(arena, running.http)
         try:
             tls = tls_context(settings.tls_cert, settings.tls_key)
             running.http_port = await running.http.start(settings.http_address, tls)
+            running.page_url = service.page_url = page_url(settings, running.http_port)
         except BaseException:
             await running.stop(grace=None)
             raise

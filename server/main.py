@@ -55,7 +55,12 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     parser.add_argument(
         "--http",
         default=os.environ.get("MATCHSERVER_HTTP", ""),
-        help="HOST:PORT: serve a live page for spectators at /matches/<id> (HTTPS with --tls-cert)",
+        help="HOST:PORT: serve the pages (front door, live matches, seats, host console; HTTPS with --tls-cert)",
+    )
+    parser.add_argument(
+        "--page-url",
+        default=os.environ.get("MATCHSERVER_PAGE_URL", ""),
+        help="the pages' address as players reach it (invitation links), e.g. https://games.example.org",
     )
     args = parser.parse_args(argv)
     return Settings(
@@ -69,6 +74,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         tls_key=args.tls_key,
         insecure_public=args.insecure_public,
         http_address=args.http,
+        page_url=args.page_url,
     )
 
 
@@ -89,9 +95,7 @@ async def serve(settings: Settings) -> None:
     host = settings.address.rsplit(":", 1)[0]
     print(f"matchserver listening on {host}:{running.port} ({transport}, store {store})", flush=True)
     if running.http is not None:
-        scheme = "https" if settings.tls_cert else "http"
-        page_host = settings.http_address.rsplit(":", 1)[0]
-        print(f"live pages at {scheme}://{page_host}:{running.http_port}/matches/<match id>", flush=True)
+        print(f"pages at {running.page_url}/ (live matches at /matches/<match id>)", flush=True)
     try:
         why = await stop_signal
         logging.info("%s received: refusing new calls, ending streams, finishing calls in flight", why)

@@ -18,6 +18,7 @@ from server.application.values import Accepted, Created, Joined, StateView, rece
 from server.catalog import Summary
 from server.errors import BadRequest
 from server.hostkeys import KeyView
+from server.links import join_link
 from server.live import LiveMatch
 from server.records import Receipt, Record
 from server.turns import TurnView
@@ -160,14 +161,18 @@ def write_response(kind: type[WriteResponse], accepted: Accepted) -> WriteRespon
 CreatedResponse = typing.TypeVar("CreatedResponse", pb.CreateMatchResponse, pb.ForkResponse)
 
 
-def created_response(kind: type[CreatedResponse], created: Created) -> CreatedResponse:
+def created_response(kind: type[CreatedResponse], created: Created, page_url: str = "") -> CreatedResponse:
     live = created.live
+    match_id = str(live.id)
     return kind(
-        match_id=str(live.id),
+        match_id=match_id,
         host_token=created.host_token,
         version=live.version,
         seed=live.seed,
-        invitations=[pb.SeatInvitation(player=p, invitation=code) for p, code in created.invitations.items()],
+        invitations=[
+            pb.SeatInvitation(player=p, invitation=code, join_url=join_link(page_url, match_id, p, code))
+            for p, code in created.invitations.items()
+        ],
         receipt=receipt_message(receipt_at(live, live.version)),
     )
 
@@ -178,9 +183,9 @@ def join_response(joined: Joined) -> pb.JoinMatchResponse:
     )
 
 
-def invite_response(invited: Joined) -> pb.InviteSeatResponse:
+def invite_response(invited: Joined, join_url: str) -> pb.InviteSeatResponse:
     return pb.InviteSeatResponse(
-        invitation=invited.secret, version=invited.version, receipt=receipt_message(invited.receipt)
+        invitation=invited.secret, version=invited.version, receipt=receipt_message(invited.receipt), join_url=join_url
     )
 
 

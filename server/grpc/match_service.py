@@ -29,6 +29,7 @@ from server.grpc.plumbing import (
     unary,
 )
 from server.limits import check_command_text, check_reason, check_seat_name, cut
+from server.links import join_link
 from server.matches import Matches
 from server.records import token_hash
 from server.repository import parse_id
@@ -44,6 +45,7 @@ def _expected(request: Any) -> int | None:
 class MatchService:
     def __init__(self, matches: Matches) -> None:
         self.matches = matches
+        self.page_url = ""  # the pages' address once they serve (invitations carry their links)
         self.commands = matches.commands
         self.seats = matches.seats
         self.hosting = matches.hosting
@@ -66,7 +68,7 @@ class MatchService:
             request_tag(request, self.limits),
             request.starts_at if request.HasField("starts_at") else None,
         )
-        return convert.created_response(pb.CreateMatchResponse, created)
+        return convert.created_response(pb.CreateMatchResponse, created, self.page_url)
 
     @unary
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
@@ -81,8 +83,9 @@ class MatchService:
     async def InviteSeat(self, request: pb.InviteSeatRequest, context: Any) -> pb.InviteSeatResponse:
         check_seat_name(request.player, self.limits)
         tag = request_tag(request, self.limits)
-        invited = await self.seats.invite(parse_id(request.match_id), request.player, bearer_token(context), tag)
-        return convert.invite_response(invited)
+        match_id = parse_id(request.match_id)
+        invited = await self.seats.invite(match_id, request.player, bearer_token(context), tag)
+        return convert.invite_response(invited, join_link(self.page_url, str(match_id), request.player, invited.secret))
 
     @unary
     async def CreateHostKey(self, request: pb.CreateHostKeyRequest, context: Any) -> pb.CreateHostKeyResponse:

@@ -28,6 +28,7 @@ from pictures.seat import plain_page, seat_html, seat_sections
 from server.application.seat_views import SeatView
 from server.errors import ServerError
 from server.limits import check_request_id
+from server.links import join_path
 from server.matches import Matches
 from server.requests import RequestTag
 from server.web import sessions
@@ -46,10 +47,6 @@ def seat_urls(match_id: uuid.UUID) -> dict[str, str]:
         "signin": f"{base}/signin",
         "spectate": f"/matches/{match_id}",
     }
-
-
-def join_path(match_id: str, seat: str, code: str) -> str:
-    return f"/join/{match_id}/{seat}/{code}"
 
 
 def _svg(view: SeatView) -> str:
@@ -120,8 +117,8 @@ class SeatPages:
         )
         if not shown.valid:
             body = (
-                about
-                + "<p class='bad'>This invitation was used, replaced, or its seat has acted: ask the host for a new one.</p>"
+                about + "<p class='bad'>This invitation was used, replaced, or its seat has acted: "
+                "ask the host for a new one.</p>"
             )
             return web.Response(text=plain_page(f"The seat {seat}", body), content_type="text/html", status=410)
         action = escape(join_path(shown.match_id, seat, code))
