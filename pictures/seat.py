@@ -179,8 +179,11 @@ SEAT_SCRIPT = r"""
 """
 
 
-def seat_html(data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, request_id: str, said: str = "") -> str:
-    """The whole seat page. `said`: the answer to a form posted without JavaScript (shown once)."""
+def seat_html(
+    data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, request_id: str, said: str = "", typed: str = ""
+) -> str:
+    """The whole seat page. `said`: the answer to a form posted without JavaScript (shown once), and
+    `typed` the text it refused, kept in the box to mend."""
     drawn = seat_sections(data)
     title = f"{data['seat']} in {data['game']} match {data['match_id']}"
     hidden = (
@@ -209,7 +212,7 @@ players {names(data["players"])} · live: <span id="live-state">connecting</span
 <section><h2>Your move</h2><div id="turn">{drawn["turn"]}</div>
 <form id="command" method="post" action="{escape(urls["submit"])}">{hidden}
 <label for="text">command</label>
-<textarea id="text" name="text" rows="3" autocomplete="off" spellcheck="false"></textarea>
+<textarea id="text" name="text" rows="3" autocomplete="off" spellcheck="false">{escape(typed)}</textarea>
 <p id="understood" class="note" aria-live="polite"></p>
 <button id="send"{"" if data["can_act"] else " disabled"}>submit</button></form>
 {early}

@@ -19,11 +19,12 @@ from aiohttp import web
 from pictures.console import console_html
 from pictures.page import describe
 from pictures.seat import plain_page
-from server.errors import BadRequest, ServerError
+from server.errors import BadRequest
 from server.links import join_path
 from server.matches import Matches
 from server.paging import PageRequest
 from server.web import sessions
+from server.web.refusals import REFUSALS, status_of
 from server.web.sessions import HOST
 from server.web.site import Site, refuse
 
@@ -61,7 +62,7 @@ class HostConsole:
         token = str((await request.post()).get("token", "")).strip()
         try:
             await self.matches.seat_views.seats(match_id, token)  # the host's or admin's, or refused
-        except ServerError as exc:
+        except REFUSALS as exc:
             return web.Response(text=self._sign_in_page(match_id, str(exc)), content_type="text/html", status=403)
         response = web.HTTPSeeOther(sessions.path_of(HOST, match_id))
         sessions.begin(response, request, HOST, match_id, token)
@@ -101,9 +102,9 @@ class HostConsole:
             return web.Response(text=self._sign_in_page(match_id), content_type="text/html")
         try:
             data = await self._data(match_id, token)
-        except ServerError as exc:
+        except REFUSALS as exc:
             return web.Response(
-                text=self._sign_in_page(match_id, str(exc)), content_type="text/html", status=sessions.status_of(exc)
+                text=self._sign_in_page(match_id, str(exc)), content_type="text/html", status=status_of(exc)
             )
         page = console_html(data, console_urls(match_id), sessions.form_token(token), said)
         return web.Response(text=page, content_type="text/html", status=status)
@@ -123,8 +124,8 @@ class HostConsole:
                 done = await hosting.host_action(match_id, token, action, reason, seconds)
             else:
                 raise BadRequest(f"no such host action {action!r}")
-        except ServerError as exc:
-            return await self.page(request, f"<span class='bad'>{escape(str(exc))}</span>", sessions.status_of(exc))
+        except REFUSALS as exc:
+            return await self.page(request, f"<span class='bad'>{escape(str(exc))}</span>", status_of(exc))
         said = f"<span class='good'>{escape(action)} done: the match is at version {done.version}</span>"
         return await self.page(request, said)
 
@@ -134,8 +135,8 @@ class HostConsole:
         seat = fields.get("seat", "")
         try:
             invited = await self.matches.seats.invite(match_id, seat, token)
-        except ServerError as exc:
-            return await self.page(request, f"<span class='bad'>{escape(str(exc))}</span>", sessions.status_of(exc))
+        except REFUSALS as exc:
+            return await self.page(request, f"<span class='bad'>{escape(str(exc))}</span>", status_of(exc))
         link = f"{request.scheme}://{request.host}{join_path(str(match_id), seat, invited.secret)}"
         said = (
             f"<span class='good'>a new invitation for {escape(seat)} (any earlier one stops working); send it to "

@@ -26,13 +26,13 @@ from aiohttp import web
 from pictures import RENDERERS, render_svg
 from pictures.seat import plain_page, seat_html, seat_sections
 from server.application.seat_views import SeatView
-from server.errors import ServerError
 from server.limits import check_request_id
 from server.links import join_path
 from server.matches import Matches
 from server.requests import RequestTag
 from server.web import sessions
 from server.web.events import KEEPALIVE
+from server.web.refusals import REFUSALS, status_of
 from server.web.sessions import SEAT
 from server.web.site import Site, refuse
 
@@ -109,8 +109,8 @@ class SeatPages:
         match_id, seat, code = sessions.match_id_of(request), request.match_info["seat"], request.match_info["code"]
         try:
             shown = await self.matches.seat_views.invitation(match_id, seat, code)
-        except ServerError as exc:
-            raise refuse(404 if sessions.status_of(exc) in (403, 404) else sessions.status_of(exc), str(exc)) from None
+        except REFUSALS as exc:
+            raise refuse(404 if status_of(exc) in (403, 404) else status_of(exc), str(exc)) from None
         about = (
             f"<p>{escape(shown.game)} match <code>{escape(shown.match_id)}</code>, players "
             f"{escape(', '.join(shown.players))}.</p>"
@@ -135,9 +135,9 @@ class SeatPages:
         tag = RequestTag(hashlib.sha256(code.encode()).hexdigest()[:32], "page-claim")  # a double click joins once
         try:
             joined = await self.matches.seats.join(match_id, seat, None, invitation=code, tag=tag)
-        except ServerError as exc:
+        except REFUSALS as exc:
             page = plain_page(f"The seat {seat}", f"<p class='bad'>{escape(str(exc))}</p>")
-            return web.Response(text=page, content_type="text/html", status=sessions.status_of(exc))
+            return web.Response(text=page, content_type="text/html", status=status_of(exc))
         response = web.HTTPSeeOther(sessions.path_of(SEAT, match_id))
         sessions.begin(response, request, SEAT, match_id, joined.secret)
         raise response
@@ -147,7 +147,7 @@ class SeatPages:
         token = str((await request.post()).get("token", "")).strip()
         try:
             await self.matches.seat_views.seat(match_id, token)
-        except ServerError as exc:
+        except REFUSALS as exc:
             page = plain_page("Sign in", f"<p class='bad'>{escape(str(exc))}</p>{self._sign_in_form(match_id)}")
             return web.Response(text=page, content_type="text/html", status=403)
         response = web.HTTPSeeOther(sessions.path_of(SEAT, match_id))
@@ -167,12 +167,12 @@ class SeatPages:
     async def _view(self, match_id: uuid.UUID, token: str) -> tuple[SeatView, dict[str, Any]]:
         try:
             view = await self.matches.seat_views.seat(match_id, token)
-        except ServerError as exc:
-            status = sessions.status_of(exc)
+        except REFUSALS as exc:
+            status = status_of(exc)
             raise refuse(404 if status == 404 else status, str(exc)) from None
         return view, seat_data(view, await asyncio.to_thread(_svg, view))
 
-    async def page(self, request: web.Request, said: str = "", status: int = 200) -> web.Response:
+    async def page(self, request: web.Request, said: str = "", status: int = 200, typed: str = "") -> web.Response:
         match_id = sessions.match_id_of(request)
         token = sessions.credential(request, SEAT)
         if token is None:
@@ -180,7 +180,7 @@ class SeatPages:
             page = plain_page("Sign in to your seat", body + self._sign_in_form(match_id))
             return web.Response(text=page, content_type="text/html")
         _, data = await self._view(match_id, token)
-        page = seat_html(data, seat_urls(match_id), sessions.form_token(token), secrets.token_hex(12), said)
+        page = seat_html(data, seat_urls(match_id), sessions.form_token(token), secrets.token_hex(12), said, typed)
         return web.Response(text=page, content_type="text/html", status=status)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
@@ -210,8 +210,8 @@ class SeatPages:
         token, fields = await sessions.posted(request, SEAT)
         try:
             understood = await self.matches.seat_views.understand(match_id, token, fields.get("text", ""))
-        except ServerError as exc:
-            return web.json_response({"ok": False, "words": str(exc)}, status=sessions.status_of(exc))
+        except REFUSALS as exc:
+            return web.json_response({"ok": False, "words": str(exc)}, status=status_of(exc))
         return web.json_response(asdict(understood))
 
     async def submit(self, request: web.Request) -> web.Response:
@@ -224,10 +224,10 @@ class SeatPages:
                 check_request_id(request_id, self.matches.limits)
             tag = RequestTag(request_id, hashlib.sha256(text.encode()).hexdigest()[:32]) if request_id else None
             done = await self.matches.commands.submit(match_id, token, "", text, None, None, tag)
-        except ServerError as exc:
+        except REFUSALS as exc:
             if wants_json:
-                return web.json_response({"ok": False, "message": str(exc)}, status=sessions.status_of(exc))
-            return await self.page(request, said=str(exc), status=sessions.status_of(exc))
+                return web.json_response({"ok": False, "message": str(exc)}, status=status_of(exc))
+            return await self.page(request, said=str(exc), status=status_of(exc), typed=text)
         message = f"accepted: {done.text} (receipt: version {done.receipt.version}, {done.receipt.chain_head})"
         if wants_json:
             return web.json_response({"ok": True, "message": message, "version": done.version})

@@ -14,41 +14,11 @@ import uuid
 
 from aiohttp import web
 
-from server.errors import (
-    Aborted,
-    BadRequest,
-    DataLoss,
-    FailedPrecondition,
-    NotFound,
-    PermissionDenied,
-    ResourceExhausted,
-    ServerError,
-    Unauthenticated,
-    Unavailable,
-)
-from server.web.site import refuse
+from server.web.refusals import refuse
 
 SEAT = "seat"  # the cookie of a seat's pages
 HOST = "host"  # the cookie of a host's console
 MAX_AGE = 60 * 24 * 3600  # seconds: a match of turns a day lasts weeks
-STATUS = {
-    NotFound: 404,
-    Unauthenticated: 403,
-    PermissionDenied: 403,
-    BadRequest: 400,
-    FailedPrecondition: 409,
-    Aborted: 409,
-    ResourceExhausted: 429,
-    DataLoss: 503,
-    Unavailable: 503,
-}
-
-
-def status_of(exc: ServerError) -> int:
-    for kind, status in STATUS.items():
-        if isinstance(exc, kind):
-            return status
-    return 500
 
 
 def match_id_of(request: web.Request) -> uuid.UUID:

@@ -20,6 +20,7 @@ from server.startup import listen_host
 from server.streams import StreamLimits
 from server.web.events import EventStreams
 from server.web.headers import SECURITY_HEADERS
+from server.web.refusals import REFUSALS, refuse, status_of
 
 log = logging.getLogger(__name__)
 
@@ -28,24 +29,6 @@ MAX_LINE = 8190  # bytes of the request line, and of each header
 MAX_BODY = 64 * 1024  # bytes of a form or JSON body (a command is at most a few hundred)
 NO_SUCH_PAGE = "no such page: a match's live page is at /matches/<match id>, the front door at /\n"
 COMPRESSED = ("text/html", "application/json", "text/plain")
-
-
-def refuse(status: int, message: str) -> web.HTTPException:
-    """An error page: plain text that says what was wrong (the page's words end with a newline)."""
-    kinds: dict[int, type[web.HTTPException]] = {
-        400: web.HTTPBadRequest,
-        403: web.HTTPForbidden,
-        404: web.HTTPNotFound,
-        405: web.HTTPMethodNotAllowed,
-        409: web.HTTPConflict,
-        412: web.HTTPPreconditionFailed,
-        429: web.HTTPTooManyRequests,
-        503: web.HTTPServiceUnavailable,
-    }
-    text = message if message.endswith("\n") else message + "\n"
-    if status == 405:
-        return web.HTTPMethodNotAllowed("POST", ["GET"], text=text)
-    return kinds.get(status, web.HTTPBadRequest)(text=text)
 
 
 def same_origin(request: web.Request) -> bool:
@@ -67,7 +50,10 @@ async def guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.method == "POST" and not same_origin(request):
         raise web.HTTPForbidden(text="cross-site request refused: post from this server's own page\n")
     try:
-        response = await handler(request)
+        try:
+            response = await handler(request)
+        except REFUSALS as exc:  # a refusal no page caught: its words, with the status that says what was wrong
+            raise refuse(status_of(exc), str(exc)) from None
     except web.HTTPException as exc:
         if exc.status == 404 and not exc.text:
             exc.text = NO_SUCH_PAGE
