@@ -20,7 +20,8 @@ from server.arena.service import Arena
 from server.arena.tournament import TournamentLog
 from server.errors import BadRequest, DataLoss, NotFound
 from server.web.events import KEEPALIVE
-from server.web.site import Site, refuse
+from server.web.refusals import refuse
+from server.web.site import Site
 
 
 class TournamentPages:

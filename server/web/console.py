@@ -24,9 +24,9 @@ from server.links import join_path
 from server.matches import Matches
 from server.paging import PageRequest
 from server.web import sessions
-from server.web.refusals import REFUSALS, status_of
+from server.web.refusals import REFUSALS, refuse, status_of
 from server.web.sessions import HOST
-from server.web.site import Site, refuse
+from server.web.site import Site
 
 HISTORY_ROWS = 200  # the console's history and audit show the latest this many
 

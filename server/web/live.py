@@ -28,7 +28,8 @@ from server.live import LiveMatch
 from server.matches import Matches
 from server.visibility import visible_records
 from server.web.events import KEEPALIVE
-from server.web.site import Site, refuse
+from server.web.refusals import refuse
+from server.web.site import Site
 
 SPECTATOR = Viewer.spectator()
 DRAW_CHUNK = 100  # versions a live page draws at a time before it lets the loop serve others

@@ -32,9 +32,9 @@ from server.matches import Matches
 from server.requests import RequestTag
 from server.web import sessions
 from server.web.events import KEEPALIVE
-from server.web.refusals import REFUSALS, status_of
+from server.web.refusals import REFUSALS, refuse, status_of
 from server.web.sessions import SEAT
-from server.web.site import Site, refuse
+from server.web.site import Site
 
 
 def seat_urls(match_id: uuid.UUID) -> dict[str, str]:

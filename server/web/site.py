@@ -20,7 +20,8 @@ from server.startup import listen_host
 from server.streams import StreamLimits
 from server.web.events import EventStreams
 from server.web.headers import SECURITY_HEADERS
-from server.web.refusals import REFUSALS, refuse, status_of
+from server.web.refusals import REFUSALS, status_of
+from server.web.refusals import refuse as refuse  # the pages import it from here too
 
 log = logging.getLogger(__name__)
 
