@@ -67,13 +67,21 @@ def _more(href: str | None, label: str = "more") -> str:
 
 
 def _table(head: Sequence[str], rows: Sequence[str], css: str = "") -> str:
+    """A table (a heading starting '#' is a number's, right-aligned). Each cell is labelled by its heading
+    (data-label), so a narrow screen draws a "stack" table's rows as cards of labelled lines."""
+    labels = [h.removeprefix("#") for h in head]
     heads = "".join(
-        f'<th class="num">{escape(h[1:])}</th>' if h.startswith("#") else f"<th>{escape(h)}</th>" for h in head
+        f'<th class="num">{escape(label)}</th>' if h.startswith("#") else f"<th>{escape(label)}</th>"
+        for h, label in zip(head, labels, strict=True)
     )
+    labelled = []
+    for row in rows:
+        pieces = row.split("<td")
+        cells = (f'<td data-label="{escape(label)}"' for label in labels)
+        labelled.append(pieces[0] + "".join(next(cells, "<td") + piece for piece in pieces[1:]))
     klass = f' class="{css}"' if css else ""
-    return (
-        f'<div class="scroll"><table{klass}><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-    )
+    body = "".join(labelled)
+    return f'<div class="scroll"><table{klass}><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _names(names: Sequence[str], marked: Sequence[str] = ()) -> str:
@@ -105,7 +113,7 @@ def live_matches_html(rows: Sequence[Row], more: str | None = None) -> str:
             f'<td>{_names(row["players"], row["awaiting"])}</td><td class="phase">{escape(str(row["phase"]))}</td>'
             f'<td class="awaiting">{awaited}</td><td class="num">{left}</td></tr>'
         )
-    return _table(["game", "players", "phase", "awaiting", "#time left"], lines, "matches") + _more(more, "older")
+    return _table(["game", "players", "phase", "awaiting", "#time left"], lines, "matches stack") + _more(more, "older")
 
 
 def finished_matches_html(rows: Sequence[Row], more: str | None = None) -> str:
@@ -119,7 +127,7 @@ def finished_matches_html(rows: Sequence[Row], more: str | None = None) -> str:
             f"<tr><td>{_a(match_href(row['match_id']), str(row['game']))}</td>"
             f'<td>{_names(row["players"])}</td><td class="winners">{winners}</td></tr>'
         )
-    return _table(["game", "players", "winners"], lines, "matches") + _more(more, "older")
+    return _table(["game", "players", "winners"], lines, "matches stack") + _more(more, "older")
 
 
 # --- tournaments --------------------------------------------------------------------------------------
@@ -142,7 +150,7 @@ def tournaments_html(rows: Sequence[Row], more: str | None = None) -> str:
             f'<td><span class="state {escape(state)}">{escape(state)}</span></td>'
             f'<td class="num">{int(row["finished"])} of {int(row["counted"])}</td></tr>'
         )
-    return _table(["tournament", "game", "format", "state", "#matches"], lines) + _more(more)
+    return _table(["tournament", "game", "format", "state", "#matches"], lines, "stack") + _more(more)
 
 
 # --- leaderboards -------------------------------------------------------------------------------------
@@ -162,16 +170,21 @@ def leaderboard_html(rows: Sequence[Row], first_rank: int = 1, more: str | None 
 
 
 def leaderboards_html(boards: Sequence[tuple[str, Sequence[Row]]]) -> str:
-    """Each game's top of the leaderboard, with a link to the whole of it."""
+    """Each game's top of the leaderboard, with a link to the whole of it; the games without a rated match
+    yet on one line."""
     if not boards:
         return '<p class="empty">no games</p>'
     parts = []
     for game, rows in boards:
-        whole = _a(leaderboard_href(game), f"whole {game} leaderboard →")
-        parts.append(
-            f'<div class="board-of"><h3>{escape(game)}</h3>{leaderboard_html(rows)}<p class="more">{whole}</p></div>'
-        )
-    return f'<div class="boards">{"".join(parts)}</div>'
+        if rows:
+            whole = _a(leaderboard_href(game), f"whole {game} leaderboard →")
+            parts.append(
+                f'<div class="board-of"><h3>{escape(game)}</h3>{leaderboard_html(rows)}'
+                f'<p class="more">{whole}</p></div>'
+            )
+    unrated = ", ".join(_a(leaderboard_href(game), game) for game, rows in boards if not rows)
+    rest = f'<p class="empty">no rated matches yet: {unrated}</p>' if unrated else ""
+    return f'<div class="boards">{"".join(parts)}</div>{rest}'
 
 
 # --- a bot's page -------------------------------------------------------------------------------------
@@ -209,7 +222,7 @@ def rating_history_html(games: Sequence[tuple[str, Sequence[Row]]]) -> str:
             f'<td class="num strong">{float(step["ordinal"]):.2f}</td></tr>'
             for n, step in enumerate(steps, start=1)
         ]
-        table = _table(["#after", "match", "#mu", "#sigma", "#ordinal"], lines)
+        table = _table(["#after", "match", "#mu", "#sigma", "#ordinal"], lines, "board")
         parts.append(
             f'<div class="history"><h3>{escape(game)} · ordinal {float(last["ordinal"]):.2f} after '
             f"{len(steps)} match{'es' if len(steps) != 1 else ''} "
@@ -232,7 +245,10 @@ def bot_matches_html(rows: Sequence[Row], more: str | None = None) -> str:
         else:
             outcome = state
         tournament = (
-            _a(tournament_href(row["tournament_id"]), str(row.get("tournament_name") or "tournament"))
+            _a(
+                tournament_href(row["tournament_id"]),
+                str(row.get("tournament_name") or f"tournament {str(row['tournament_id'])[:8]}"),
+            )
             if row.get("tournament_id")
             else '<span class="muted">challenge</span>'
         )
@@ -241,7 +257,7 @@ def bot_matches_html(rows: Sequence[Row], more: str | None = None) -> str:
             f"<td>{tournament}</td><td>{_bots(row['rivals'])}</td>"
             f'<td><span class="state {escape(state)}">{escape(outcome)}</span></td></tr>'
         )
-    return _table(["match", "tournament", "rivals", "result"], lines) + _more(more, "older")
+    return _table(["match", "tournament", "rivals", "result"], lines, "stack") + _more(more, "older")
 
 
 def _bots(names: Sequence[str]) -> str:
@@ -290,7 +306,9 @@ a { color: #1f5fa8; font-weight: 600; }
 .state.running, .state.playing { background: #fff0c8; color: #7a5200; }
 .state.finished { background: #dcefdc; color: #1d5a26; }
 .state.voided { background: #f3dede; color: #8a1c1c; }
-.boards { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22em), 1fr)); gap: 1em; }
+.boards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30em), 1fr)); gap: 1em; }
+td.bot { overflow-wrap: anywhere; min-width: 6em; }
+table.board, table.record { width: auto; min-width: min(100%, 30em); }
 .spark { display: block; max-width: 100%; height: auto; margin: .2em 0 .4em; }
 details summary { cursor: pointer; color: #555; }
 .history { margin: 0 0 1em; }
@@ -299,6 +317,15 @@ details summary { cursor: pointer; color: #555; }
   section { padding: .6em .6em; }
   table { font-size: 14px; }
   th, td { padding: .3em .3em; }
+  table.stack thead { display: none; }
+  table.stack tr { display: block; border-bottom: 1px solid #e3ddd0; padding: .35em 0; }
+  table.stack td { display: block; position: relative; border: 0; padding: .1em .2em .1em 7.4em;
+    text-align: left; white-space: normal; overflow-wrap: anywhere; }
+  table.stack td::before { content: attr(data-label); position: absolute; left: .2em; width: 7em;
+    white-space: nowrap; color: #777; font-weight: 600; }
+  table.stack .nowrap { white-space: normal; }
+  table.board th, table.record th, table.board td, table.record td { padding: .3em .2em; }
+  table.board th, table.record th { font-size: 12px; }
 }
 """
 

@@ -92,7 +92,7 @@ class MatchSections:
         live_more = with_query("/", query, "live_after", live[-1].seq) if more_live and live else None
         done_more = with_query("/", query, "finished_before", done[-1].seq) if more_done and done else None
         return [
-            ("live", "Playing now", live_matches_html([asdict(m) for m in live], live_more)),
+            ("playing", "Playing now", live_matches_html([asdict(m) for m in live], live_more)),
             ("finished", "Recently finished", finished_matches_html([asdict(m) for m in done], done_more)),
         ]
 

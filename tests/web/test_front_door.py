@@ -101,10 +101,10 @@ def test_a_live_public_match_is_listed_with_its_phase_who_is_awaited_and_its_tim
     play(server, match_id, {"ann": ann}, {"ann": 2})
     status, page = get(server, "/")
     assert status == 200
-    rows = rows_of(section(page, "live"))
+    rows = rows_of(section(page, "playing"))
     assert rows[1:] == ["duel|ann, bob|round 1|bob|1m 00s"], "bob is awaited; the match clock stands still"
-    assert match_ids(section(page, "live")) == [match_id]
-    assert '<span class="nowrap awaited">bob</span>' in section(page, "live")
+    assert match_ids(section(page, "playing")) == [match_id]
+    assert '<span class="nowrap awaited">bob</span>' in section(page, "playing")
     assert "no public match has finished yet" in section(page, "finished")
 
 
@@ -113,7 +113,7 @@ def test_a_finished_public_match_is_listed_with_its_winner(server: ServerThread)
     _, page = get(server, "/")
     assert match_ids(section(page, "finished")) == [match_id]
     assert rows_of(section(page, "finished"))[1:] == ["duel|ann, bob|ann"]
-    assert match_id not in section(page, "live")
+    assert match_id not in section(page, "playing")
 
 
 def test_a_private_match_appears_nowhere_and_its_page_is_404(server: ServerThread) -> None:
@@ -135,7 +135,7 @@ def test_a_private_match_appears_nowhere_and_its_page_is_404(server: ServerThrea
         pages = [get(server, path)[1] for path in ("/", "/bots/ann", "/bots/bob", "/leaderboard/duel", "/tournaments")]
         for text in [*pages, stream.raw]:
             assert hidden not in text, "a private match was shown"
-        assert shown in pages[0] and shown in first["sections"]["live"]
+        assert shown in pages[0] and shown in first["sections"]["playing"]
         client.submit(hidden, bob, text="pick 1")  # the first round's picks are in
         play(server, hidden, {"ann": ann, "bob": bob}, {"ann": 3, "bob": 1})
         play(server, hidden, {"ann": ann, "bob": bob}, {"ann": 3, "bob": 1})
@@ -151,15 +151,15 @@ def test_the_lists_are_paged_and_every_match_is_on_exactly_one_page(server: Serv
     client = server.client()
     made = [client.create("duel", ["ann", "bob"]).match_id for _ in range(23)]  # waiting for their players
     _, first = get(server, "/")
-    listed = match_ids(section(first, "live"))
+    listed = match_ids(section(first, "playing"))
     assert listed == made[:20], "oldest first, twenty a page"
-    older = re.search(r'<p class="more"><a href="([^"]+)">older', section(first, "live"))
+    older = re.search(r'<p class="more"><a href="([^"]+)">older', section(first, "playing"))
     assert older is not None and "live_after=" in older.group(1)
     _, second = get(server, html.unescape(older.group(1)))
-    assert match_ids(section(second, "live")) == made[20:]
-    assert '<p class="more">' not in section(second, "live"), "the last page says nothing follows"
+    assert match_ids(section(second, "playing")) == made[20:]
+    assert '<p class="more">' not in section(second, "playing"), "the last page says nothing follows"
     assert get(server, "/?live_after=x")[0] == 400 and get(server, "/events?finished_before=-1")[0] == 400
-    waiting = rows_of(section(first, "live"))[1]
+    waiting = rows_of(section(first, "playing"))[1]
     assert waiting.startswith("duel|ann, bob|waiting for players"), waiting
 
 
@@ -265,10 +265,10 @@ def test_the_event_stream_sends_the_sections_again_as_a_match_moves(server: Serv
     try:
         assert stream.status == 200
         first = stream.next_message()
-        assert set(first["sections"]) >= {"live", "finished", "tournaments", "leaderboards"}
-        assert rows_of(first["sections"]["live"])[1].split("|")[3] == "ann, bob"
+        assert set(first["sections"]) >= {"playing", "finished", "tournaments", "leaderboards"}
+        assert rows_of(first["sections"]["playing"])[1].split("|")[3] == "ann, bob"
         play(server, match_id, {"ann": ann}, {"ann": 1})
-        while rows_of((update := stream.next_message())["sections"]["live"])[1].split("|")[3] != "bob":
+        while rows_of((update := stream.next_message())["sections"]["playing"])[1].split("|")[3] != "bob":
             pass
         play(server, match_id, {"bob": bob}, {"bob": 3})  # the first round's picks are in
         for _ in range(2):
