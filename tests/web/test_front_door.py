@@ -17,7 +17,9 @@ import pytest
 
 import pictures
 from pictures.front import finished_matches_html, live_matches_html, time_text
+from server.catalog import Catalog
 from tests.e2e.arena.support import Arena
+from tests.server.test_catalog_on_postgres import check_public_page
 from tests.support.duel import seat_duel
 from tests.support.live_http import EventStream, get, start
 from tests.support.server import ServerThread
@@ -279,3 +281,7 @@ def test_the_event_stream_sends_the_sections_again_as_a_match_moves(server: Serv
         assert rows_of(update["sections"]["finished"])[1:] == ["duel|ann, bob|bob"]
     finally:
         stream.close()
+
+
+def test_the_public_listing_leaves_out_private_matches_and_pages_both_ways_on_sqlite() -> None:
+    check_public_page(Catalog.in_memory())  # and on PostgreSQL: tests/server/test_catalog_on_postgres.py
