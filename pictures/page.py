@@ -44,10 +44,26 @@ def script_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def replay_html(title: str, frames: Sequence[Frame], live_url: str | None = None, data: Any = None) -> str:
-    """One HTML page; each distinct tag of the pictures is stored once (see pictures/pack.py)."""
+def links_html(links: Sequence[tuple[str, str]]) -> str:
+    """A line of links (label, href) to the pages a match belongs with (its tournament, the front door)."""
+    if not links:
+        return ""
+    shown = " · ".join(f'<a href="{escape(href)}">{escape(label)}</a>' for label, href in links)
+    return f'\n<p id="links">{shown}</p>'
+
+
+def replay_html(
+    title: str,
+    frames: Sequence[Frame],
+    live_url: str | None = None,
+    data: Any = None,
+    links: Sequence[tuple[str, str]] = (),
+) -> str:
+    """One HTML page; each distinct tag of the pictures is stored once (see pictures/pack.py). `links`:
+    (label, href) pairs shown under the title."""
     payload = page_data(frames) if data is None else data
     live = '<p id="live">live: <span id="live-state">connecting</span></p>' if live_url else ""
+    live += links_html(links)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>{escape(title)}</title>

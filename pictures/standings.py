@@ -10,7 +10,8 @@ The tables are drawn here only: an update from the event stream carries the same
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -115,10 +116,20 @@ def matches_html(rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def audit_html(lines: Sequence[str]) -> str:
+MATCH_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+def audit_html(lines: Sequence[str], match_ids: Collection[str] = ()) -> str:
+    """The audit's lines, each id of one of `match_ids` (the tournament's own matches) linking to its page."""
     if not lines:
         return '<p class="empty">nothing yet</p>'
-    return "<ol>" + "".join(f"<li>{escape(str(line))}</li>" for line in lines) + "</ol>"
+    known = set(match_ids)
+
+    def linked(line: str) -> str:
+        text = escape(str(line))  # an id is the same escaped: links go in after escaping, around known ids only
+        return MATCH_ID.sub(lambda m: match_link(m.group(0), m.group(0)) if m.group(0) in known else m.group(0), text)
+
+    return "<ol>" + "".join(f"<li>{linked(line)}</li>" for line in lines) + "</ol>"
 
 
 def sections(data: Mapping[str, Any]) -> dict[str, str]:
@@ -127,7 +138,7 @@ def sections(data: Mapping[str, Any]) -> dict[str, str]:
         "progress": progress_html(data),
         "standings": standings_html(data["standings"]),
         "matches": matches_html(data["matches"]),
-        "audit": audit_html(data["audit"]),
+        "audit": audit_html(data["audit"], [str(row["match_id"]) for row in data["matches"] if row.get("match_id")]),
     }
 
 

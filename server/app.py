@@ -19,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from server import chainkey, ticker
 from server.access import HostQuotas
+from server.arena.front import ArenaFront
 from server.arena.pages import TournamentPages
 from server.arena.service import Arena
 from server.arena.settings import ArenaSettings
@@ -41,6 +42,7 @@ from server.startup import (
 from server.store import EventStore
 from server.streams import StreamLimits
 from server.web.console import HostConsole
+from server.web.front import FrontDoor
 from server.web.live import MatchPages
 from server.web.seat import SeatPages
 from server.web.site import Site, tls_context
@@ -281,6 +283,7 @@ async def start_server(settings: Settings) -> Running:
         SeatPages(matches, running.http)
         HostConsole(matches, running.http)
         TournamentPages(arena, running.http)
+        ArenaFront(arena, FrontDoor(matches, running.http))
         try:
             tls = tls_context(settings.tls_cert, settings.tls_key)
             running.http_port = await running.http.start(settings.http_address, tls)

@@ -138,6 +138,7 @@ class Catalog:
             "CREATE INDEX IF NOT EXISTS ms_matches_due ON ms_matches (due_at) WHERE due_at IS NOT NULL",
             "CREATE INDEX IF NOT EXISTS ms_matches_host_key ON ms_matches (host_key, seq)",
             "CREATE INDEX IF NOT EXISTS ms_matches_request ON ms_matches (request_caller, request_id)",
+            "CREATE INDEX IF NOT EXISTS ms_matches_public ON ms_matches (private, finished, seq)",
             "CREATE TABLE IF NOT EXISTS ms_tokens (digest TEXT PRIMARY KEY, match_id TEXT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS ms_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
         ]
@@ -250,6 +251,18 @@ class Catalog:
                 f"SELECT {COLUMNS} FROM ms_matches WHERE host_key = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (host_key, after_seq, limit),
             )
+        return [_summary(row) for row in rows]
+
+    def public_page(
+        self, finished: bool, limit: int, after_seq: int = 0, before_seq: int | None = None
+    ) -> list[Summary]:
+        """Public matches only (never a private one), live or finished: oldest first after a position, or,
+        given `before_seq`, newest first before it (the front door's recently finished)."""
+        where = f"SELECT {COLUMNS} FROM ms_matches WHERE private = 0 AND finished = ?"
+        if before_seq is None:
+            rows = self._rows(f"{where} AND seq > ? ORDER BY seq LIMIT ?", (int(finished), after_seq, limit))
+        else:
+            rows = self._rows(f"{where} AND seq < ? ORDER BY seq DESC LIMIT ?", (int(finished), before_seq, limit))
         return [_summary(row) for row in rows]
 
     def get(self, match_id: uuid.UUID) -> Summary | None:

@@ -13,13 +13,14 @@ from engine.registry import get_game
 from server import audit
 from server.access import Access
 from server.application.callers import Callers
-from server.application.values import StateView
+from server.application.values import PublicMatch, StateView
 from server.catalog import Summary
 from server.clock import Clock
-from server.errors import BadRequest, PermissionDenied, Unauthenticated
+from server.errors import BadRequest, DataLoss, NotFound, PermissionDenied, Unauthenticated
 from server.fanout import Changes, first_of
 from server.hostkeys import HostKeys
 from server.limits import Limits
+from server.live import LiveMatch
 from server.paging import FIRST_PAGE, PageRequest
 from server.projection import CatalogProjection
 from server.records import Receipt, Record, token_hash
@@ -150,6 +151,46 @@ class MatchQueries:
         chosen = rows[: page.size]
         more = len(rows) > page.size
         return chosen, page.next_token(chosen[-1].seq if chosen else after, more=more)
+
+    async def public_matches(
+        self, finished: bool, limit: int, after_seq: int = 0, before_seq: int | None = None
+    ) -> tuple[list[PublicMatch], bool]:
+        """Public matches for anyone (a private one is never listed): the live ones oldest first after a
+        catalog position, or the finished ones newest first before one; and whether more follow. Each
+        listed match is loaded (usually from the cache) for who it awaits, its time left and its winners."""
+        await self.catch_up_catalog()  # a match just created or just finished is listed where it now is
+        rows = await self.matches.io(self.matches.catalog.public_page, finished, limit + 1, after_seq, before_seq)
+        listed = []
+        for summary in rows[:limit]:
+            try:
+                live = await self.matches.load(summary.match_id)
+            except (NotFound, DataLoss):  # set aside meanwhile: it is not shown until it can be read
+                continue
+            if live.header.get("private"):
+                continue
+            listed.append(self._public(live, summary.seq))
+        return listed, len(rows) > limit
+
+    def _public(self, live: LiveMatch, seq: int) -> PublicMatch:
+        status = live.status()
+        paused = live.paused_at is not None
+        time_left = None
+        if not status.finished and status.deadline is not None and not paused:
+            time_left = max(0.0, status.deadline - live.clock_at(self.clock.now()))
+        results = visible_results(live, live.version) or {}
+        winners = tuple(str(row["player"]) for row in results.get("results", []) if int(row.get("rank", 0)) == 1)
+        return PublicMatch(
+            match_id=str(live.id),
+            game=live.game.name,
+            players=live.players,
+            phase=status.phase,
+            awaiting=tuple(player for player in live.players if player in status.awaiting),
+            time_left=time_left,
+            paused=paused,
+            finished=status.finished,
+            winners=winners,
+            seq=seq,
+        )
 
     async def _seat_summary(self, digest: str, after: int) -> list[Summary]:
         """A seat's or a match host's token lists its own match."""

@@ -52,6 +52,24 @@ class StateView:
     results: dict[str, Any] | None
 
 
+@dataclass(frozen=True)
+class PublicMatch:
+    """A public match as a listing shows it to anyone: who plays, where it stands, who it waits for and
+    how long the phase has left on the match's own clock (None: no deadline, or paused), and once it is
+    over who won (rank 1; none for a cancelled match)."""
+
+    match_id: str
+    game: str
+    players: tuple[str, ...]
+    phase: str
+    awaiting: tuple[str, ...]  # in seat order
+    time_left: float | None  # match-clock seconds until the phase ends
+    paused: bool
+    finished: bool
+    winners: tuple[str, ...]
+    seq: int  # its place in the catalog (the paging position)
+
+
 def receipt_at(live: LiveMatch, version: int) -> Receipt:
     """The receipt for `version` of a match (records never change once written, so any copy will do)."""
     record = live.records[version - 1]

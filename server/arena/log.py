@@ -149,13 +149,21 @@ class ArenaLog(ChainedLog):
 
     def results(self, game: str) -> list[dict[str, int]]:
         """The ranks of every finished arena match of a game not voided, in the order they finished."""
+        return [dict(match.ranks or {}) for match in self.rated(game)]
+
+    def rated(self, game: str) -> list[ArenaMatch]:
+        """Every finished arena match of a game not voided, with ranks, in the order they finished."""
         out = []
         for record in self.records:
             if record["kind"] == "finished" and record["game"] == game:
                 match = self.matches[str(record["match"])]
                 if not match.voided and match.ranks:
-                    out.append(dict(match.ranks))
+                    out.append(match)
         return out
+
+    def games(self) -> list[str]:
+        """The games of the arena's matches, in the order each was first played."""
+        return list(dict.fromkeys(match.game for match in self.matches.values()))
 
 
 def _ordinal(rank: int) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from openskill.models import PlackettLuce, PlackettLuceRating
@@ -35,6 +35,15 @@ def ratings(results: Iterable[Mapping[str, int]]) -> list[Rating]:
     The order of bots within one match changes nothing beyond float rounding (openskill sorts by rank).
     A match of fewer than two bots is a ValueError (there is nothing to rate).
     """
+    current: dict[str, Rating] = {}
+    for step in rating_steps(results):
+        current.update(step)
+    return sorted(current.values(), key=lambda rating: (-rating.ordinal, rating.bot))
+
+
+def rating_steps(results: Iterable[Mapping[str, int]]) -> Iterator[dict[str, Rating]]:
+    """After each match of `results` in turn, the ratings of its bots (what `ratings` folds): a bot's
+    rating over time. A match of fewer than two bots is a ValueError."""
     model = PlackettLuce()
     current: dict[str, PlackettLuceRating] = {}
     matches: dict[str, int] = {}
@@ -47,8 +56,9 @@ def ratings(results: Iterable[Mapping[str, int]]) -> list[Rating]:
         for bot, [rating] in zip(bots, rated, strict=True):
             current[bot] = rating
             matches[bot] = matches.get(bot, 0) + 1
-    table = [
-        Rating(bot, rating.mu, rating.sigma, rating.mu - 3 * rating.sigma, matches[bot])
-        for bot, rating in current.items()
-    ]
-    return sorted(table, key=lambda rating: (-rating.ordinal, rating.bot))
+        yield {
+            bot: Rating(
+                bot, current[bot].mu, current[bot].sigma, current[bot].mu - 3 * current[bot].sigma, matches[bot]
+            )
+            for bot in bots
+        }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,10 @@ from server.web.site import Site
 
 SPECTATOR = Viewer.spectator()
 DRAW_CHUNK = 100  # versions a live page draws at a time before it lets the loop serve others
+# Links a match's page shows, (label, href), from whichever room knows them (the arena: its tournament);
+# they are added at wiring (server/web/front.py FrontDoor.add_match_links).
+MatchLinks = Callable[[LiveMatch], Sequence[tuple[str, str]]]
+MATCH_LINKS = web.AppKey("match_links", list[MatchLinks])
 
 
 @dataclass
@@ -112,6 +117,7 @@ class MatchPages:
         self.matches = matches
         self.site = site
         self.replays: LRUCache[uuid.UUID, LiveReplay] = LRUCache(maxsize=64)
+        site.app.setdefault(MATCH_LINKS, [])
         site.get("/matches/{match_id}", self.page)
         site.get("/matches/{match_id}/events", self.events)
 
@@ -128,7 +134,9 @@ class MatchPages:
     async def page(self, request: web.Request) -> web.Response:
         live, replay = await self._replay(request.match_info["match_id"])
         title = f"{replay.game} match {live.id} (live, as a spectator)"
-        page = replay_html(title, [], live_url=f"/matches/{live.id}/events", data=replay.since((0, 0, 0)))
+        links = [link for links_of in self.site.app.get(MATCH_LINKS, []) for link in links_of(live)]
+        links.append(("all matches", "/"))
+        page = replay_html(title, [], live_url=f"/matches/{live.id}/events", data=replay.since((0, 0, 0)), links=links)
         return web.Response(text=page, content_type="text/html")
 
     async def events(self, request: web.Request) -> web.StreamResponse:

@@ -127,7 +127,9 @@ def test_a_private_match_answers_404_like_an_unknown_one(live_server: ServerThre
     for path in (f"/matches/{private}", f"/matches/{private}/events"):
         assert get(live_server, path) == unknown
     assert get(live_server, "/matches/not-a-match")[0] == 404
-    assert get(live_server, "/")[0] == 404
+    status, front = get(live_server, "/")
+    assert status == 200 and public in front and private not in front, "the front door lists only the public one"
+    assert get(live_server, "/no-such-page")[0] == 404
 
 
 def test_one_client_address_holds_at_most_max_page_streams_per_address_and_others_still_get_theirs(

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from server.catalog import Summary
+from server.catalog import Catalog, Summary
 from server.store import EventStore
 from tests.conftest import postgres_url
 
@@ -48,3 +48,26 @@ def test_two_nodes_projecting_the_same_matches_at_once_neither_deadlocks_nor_fai
     finally:
         for store in stores:
             store.close()
+
+
+def test_the_public_listing_leaves_out_private_matches_and_pages_both_ways_on_postgres() -> None:
+    store = EventStore(postgres_url())
+    try:
+        check_public_page(store.catalog())
+    finally:
+        store.close()
+
+
+def check_public_page(catalog: Catalog) -> None:
+    """Six matches by catalog position: 1-3 live (2 private), 4-6 finished (5 private)."""
+    ids = [uuid.uuid4() for _ in range(6)]
+    rows = [
+        Summary(m, "duel", ("ann", "bob"), 2, "round 1", seq > 3, None, None, seq in (2, 5), None, seq=seq)
+        for seq, m in enumerate(ids, start=1)
+    ]
+    catalog.apply(rows, [], 6)
+    assert [s.seq for s in catalog.public_page(False, 10)] == [1, 3]
+    assert [s.seq for s in catalog.public_page(False, 10, after_seq=1)] == [3]
+    assert [s.seq for s in catalog.public_page(True, 10, before_seq=2**62)] == [6, 4], "newest first"
+    assert [s.seq for s in catalog.public_page(True, 1, before_seq=6)] == [4]
+    assert not any(s.private for s in catalog.public_page(True, 10, before_seq=2**62))
