@@ -13,6 +13,7 @@ from engine import codec
 from engine import match as rules
 from engine.contract import Event, Viewer
 from engine.registry import get_game
+from server.disputes.correction import check_corrections
 from server.live import LiveMatch
 from server.records import Receipt, Record, first_broken_link, receipt_problem, unkeyed_until
 from server.visibility import visible, visible_records
@@ -68,6 +69,10 @@ def verify(
                 report["recorded_json"] = seen.event(before + 1 + offset, old)
                 report["recomputed_json"] = seen.event(before + 1 + offset, new)
                 return report
+    corrected = check_corrections(replay)  # each decided dispute's records are what its decision produced
+    if corrected is not None:
+        report.update(ok=False, first_bad_version=corrected[0], problem=corrected[1])
+        report["recorded_json"] = seen.recorded(corrected[0])
     return report
 
 

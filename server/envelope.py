@@ -89,8 +89,8 @@ def evolve(envelope: Envelope, record: Record, version: int) -> Envelope:
                 changes["started_version"] = version
                 if not envelope.started_at:
                     changes["started_at"] = version  # the first start record: the match no longer waits
-        case "invited" | "chain_keyed":
-            pass  # an invitation is checked from the log (server/seats.py); a keyed chain changes nothing
+        case "invited" | "chain_keyed" | "dispute" | "dispute_decided":
+            pass  # read from the log where needed (server/seats.py, server/disputes/log.py)
         case "rollback":
             # Since release 11 a rollback pauses the match at the restored clock (`paused`); before,
             # it only moved a pause that was already on.

@@ -39,6 +39,9 @@ class Limits:
     max_extend_seconds: float = WEEK
     max_error_detail_chars: int = 256
     max_reason_chars: int = 1024
+    # A dispute's text (server/disputes/), and how many one seat (or the host) may hold open at once.
+    max_dispute_chars: int = 1000
+    max_open_disputes_per_seat: int = 3
     max_request_id_chars: int = 64  # of [A-Za-z0-9_-] (REQUEST_ID_PATTERN)
     # Where a submission may be replaced, each replacement is a record: one seat's in one phase.
     max_submissions_per_seat_per_phase: int = 50

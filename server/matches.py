@@ -13,6 +13,7 @@ import uuid
 from server.access import Access, HostQuotas
 from server.application.callers import Callers
 from server.application.commands import MatchCommands
+from server.application.disputes import DisputeRoom
 from server.application.hosting import HostCommands
 from server.application.platform import Platform
 from server.application.queries import MatchQueries
@@ -76,6 +77,7 @@ class Matches:
         self.seats = SeatCommands(self.commands)
         self.seat_views = SeatViews(self.repository, self.callers, self.queries, clock)
         self.hosting = HostCommands(self.commands)
+        self.disputes = DisputeRoom(self.commands)
         self.hostkeys.unfinished_of = self.queries.unfinished_of
         self.platform = Platform(
             self.repository, self.hostkeys, self.callers, self.queries, secrets, self.bus, clock, self.limits
