@@ -33,6 +33,7 @@ from clients.cli_arena import (
     stream_checks,
     verify_tournament,
 )
+from clients.cli_disputes import cmd_dispute
 from clients.cli_names import (
     UsageError,
     admin_hint,
@@ -843,6 +844,7 @@ COMMANDS = {
     "challenge": cmd_challenge,
     "tournament": cmd_tournament,
     "leaderboard": cmd_leaderboard,
+    "dispute": cmd_dispute,
 }
 
 

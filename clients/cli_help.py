@@ -54,6 +54,12 @@ EXAMPLES: dict[str, list[str]] = {
         'matchctl tournament void TOURNAMENT MATCH --reason "the server lost a bot\'s connection" --rematch',
     ],
     "leaderboard": ["matchctl leaderboard --game cookoff"],
+    "dispute": [
+        'matchctl dispute MATCH --at 11 "the harvest was split wrong" --as ann',
+        "matchctl dispute show MATCH.1",
+        'matchctl dispute try MATCH.1 --replace "ann: I will send 2 workers to the Leppa tree." --forward',
+        'matchctl dispute correct MATCH.1 --reason "misread" --replace "ann: ..." --reapply',
+    ],
     "simulate": [
         "matchctl simulate --script match.txt   # game, seed and players from its first line",
         "matchctl simulate --game mining --players a,b,c,d,e --seed 1 --script match.txt",

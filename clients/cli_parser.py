@@ -9,6 +9,7 @@ from typing import Any
 
 from clients.bots import BOTS
 from clients.cli_arena import FORMATS
+from clients.cli_disputes import add_parser as add_dispute_parser
 from clients.cli_help import examples, overview
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -224,6 +225,7 @@ def build_parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--config", help="JSON object or file of configuration overrides")
     p.add_argument("--verbose", "-v", action="store_true")
     _arena_commands(add)
+    add_dispute_parser(add)
     p = add("bridge", help="run any program as a seat's bot (MATCH --as SEAT) or an arena bot: bridge -- PROGRAM ARGS")
     p.add_argument(
         "match", nargs="?", help="the match to play a seat of (none: an arena bot, with $MATCHSERVER_BOT_KEY)"

@@ -364,6 +364,66 @@ class MatchClient:
         response: pb.VerifyResponse = self.stub.Verify(request, metadata=self._auth(token), timeout=self.timeout)
         return response
 
+    # --- disputes (docs/AUDIT.md, "Disputes") ---------------------------------------------------------
+
+    def file_dispute(self, match_id: str, token: str, at_version: int, text: str) -> pb.FileDisputeResponse:
+        """A seat's (or the host's) dispute of the resolution at `at_version`; returns its id."""
+        request = pb.FileDisputeRequest(match_id=match_id, at_version=at_version, text=text)
+        response: pb.FileDisputeResponse = self._write(
+            self.stub.FileDispute, request, metadata=self._auth(token), timeout=self.timeout
+        )
+        return response
+
+    def list_disputes(self, match_id: str, token: str | None = None) -> list[dict[str, Any]]:
+        request = pb.ListDisputesRequest(match_id=match_id)
+        response = self.stub.ListDisputes(request, metadata=self._auth(token), timeout=self.timeout)
+        return [json.loads(text) for text in response.disputes_json]
+
+    def review_dispute(self, dispute_id: str, token: str | None = None) -> dict[str, Any]:
+        request = pb.ReviewDisputeRequest(dispute_id=dispute_id)
+        response = self.stub.ReviewDispute(request, metadata=self._host_auth(token), timeout=self.timeout)
+        review: dict[str, Any] = json.loads(response.review_json)
+        return review
+
+    def try_dispute(
+        self,
+        dispute_id: str,
+        replacements: dict[str, str],
+        rules_version: str = "",
+        forward: bool = False,
+        token: str | None = None,
+    ) -> dict[str, Any]:
+        request = pb.TryDisputeRequest(
+            dispute_id=dispute_id,
+            replacements=[pb.Replacement(seat=seat, text=text) for seat, text in replacements.items()],
+            rules_version=rules_version,
+            forward=forward,
+        )
+        response = self.stub.TryDispute(request, metadata=self._host_auth(token), timeout=self.timeout)
+        outcome: dict[str, Any] = json.loads(response.outcome_json)
+        return outcome
+
+    def decide_dispute(
+        self,
+        dispute_id: str,
+        decision: str,
+        reason: str,
+        replacements: dict[str, str] | None = None,
+        reapply: bool = False,
+        token: str | None = None,
+    ) -> pb.DecideDisputeResponse:
+        request = pb.DecideDisputeRequest(
+            dispute_id=dispute_id,
+            decision=decision,
+            reason=reason,
+            replacements=[pb.Replacement(seat=seat, text=text) for seat, text in (replacements or {}).items()],
+            reapply=reapply,
+        )
+        response: pb.DecideDisputeResponse = self._write(
+            self.stub.DecideDispute, request, metadata=self._host_auth(token), timeout=self.timeout
+        )
+        return response
+
     def audit(
         self, match_id: str, token: str | None = None, at: int | None = None, page_size: int = 0
     ) -> list[pb.AuditEntry]:

@@ -17,6 +17,7 @@ from engine.errors import MalformedCommand
 from matchserver.v1 import matchserver_pb2 as pb
 from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
 from server.grpc import convert
+from server.grpc.dispute_service import DisputeRpcs
 from server.grpc.play_service import PlayStream
 from server.grpc.plumbing import (
     MalformedRequest,
@@ -42,12 +43,13 @@ def _expected(request: Any) -> int | None:
     return request.expected_version if request.HasField("expected_version") else None
 
 
-class MatchService:
+class MatchService(DisputeRpcs):
     def __init__(self, matches: Matches) -> None:
         self.matches = matches
         self.page_url = ""  # the pages' address once they serve (invitations carry their links)
         self.commands = matches.commands
         self.seats = matches.seats
+        self.disputes = matches.disputes
         self.hosting = matches.hosting
         self.queries = matches.queries
         self.callers = matches.callers
