@@ -133,9 +133,8 @@ def _print_review(args: argparse.Namespace, review: dict[str, Any]) -> int:
     print(f"resolution at version {res['version']} ({res['phase']}; its inputs from version {res['phase_from']})")
     print("inputs:")
     for item in review["inputs"]:
-        print(
-            f"  v{item['version']} {item['actor']} at {item['at']:g}: {item['text'] or '(the deadline)'}  receipt {item['receipt']['chain_head'][:16]}"
-        )
+        said, head = item["text"] or "(the deadline)", item["receipt"]["chain_head"][:16]
+        print(f"  v{item['version']} {item['actor']} at {item['at']:g}: {said}  receipt {head}")
     print("ruling:")
     for entry in review["trace"]:
         for line in entry.get("lines", []):
