@@ -239,3 +239,41 @@ def test_a_move_without_a_command_or_with_a_huge_text_is_refused_and_the_stream_
         assert client.state(match_id, host).view["my_picks"] == {"ann": 2}
     finally:
         seat.close()
+
+
+def test_a_write_the_client_does_not_take_ends_after_the_write_timeout_and_a_taken_one_never_does() -> None:
+    """server.fanout.WriteWatch, the Play stream's write deadline: one timer per stream, not one per message."""
+    import asyncio
+
+    from server.fanout import WriteWatch
+
+    async def write(watch: WriteWatch, taken: asyncio.Future[None]) -> bool:
+        watch.start()
+        try:
+            await taken
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            assert current is not None and watch.expired
+            current.uncancel()
+            return False
+        finally:
+            watch.done()
+        return True
+
+    async def scenario() -> tuple[list[bool], bool]:
+        loop = asyncio.get_running_loop()
+        watch = WriteWatch(0.5)
+        taken = []
+        until = loop.time() + 1.2
+        while loop.time() < until:  # writes taken at once, one after another, for longer than the timeout
+            future: asyncio.Future[None] = loop.create_future()
+            loop.call_soon(future.set_result, None)
+            taken.append(await write(watch, future))
+            await asyncio.sleep(0.01)
+        stuck = await write(watch, loop.create_future())  # never taken
+        watch.close()
+        return taken, stuck
+
+    taken, stuck = asyncio.run(scenario())
+    assert taken and all(taken)
+    assert stuck is False
