@@ -4,6 +4,7 @@ seat's token, a spectator, a flood of moves) refused."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections import Counter
@@ -277,3 +278,67 @@ def test_a_write_the_client_does_not_take_ends_after_the_write_timeout_and_a_tak
     taken, stuck = asyncio.run(scenario())
     assert taken and all(taken)
     assert stuck is False
+
+
+@pytest.mark.slow
+def test_kill_9_while_seats_play_over_play_keeps_every_acknowledged_move(tmp_path: Any) -> None:
+    """Moves acknowledged over Play streams (a MoveResult) are durable: the real server process is killed
+    with SIGKILL while four matches are played over Play, each seat answering its Turns with their example;
+    restarted, every acknowledged move's receipt verifies against the stored chain, once per version."""
+    import signal
+
+    from engine.registry import seats
+    from tests.support.process import WAIT, start_process
+
+    var = tmp_path / "var"
+    server = start_process(var, tmp_path / "server-0.log")
+    address, port, admin = server.address, server.port, server.admin_token()
+    acks: list[tuple[str, pb.MoveResult]] = []
+    acked = threading.Condition()
+    try:
+
+        def play(match_id: str, token: str) -> None:
+            client = MatchClient(address, host_credential=admin)
+            session = PlaySession(client, match_id, token)
+            with contextlib.suppress(grpc.RpcError):  # the server was killed: the stream breaks
+                for message in session:
+                    kind = message.WhichOneof("kind")
+                    if kind == "turn" and message.turn.example:
+                        session.move(message.turn.version, text=message.turn.example)
+                    elif kind == "result" and message.result.accepted:
+                        with acked:
+                            acks.append((match_id, message.result))
+                            acked.notify_all()
+
+        host = MatchClient(address, host_credential=admin)
+        threads = []
+        for seed in range(4):
+            players = seats("cookoff")
+            match_id = host.create("cookoff", players, seed=seed).match_id
+            for player in players:
+                token = host.join(match_id, player)
+                threads.append(threading.Thread(target=play, args=(match_id, token), daemon=True))
+        for thread in threads:
+            thread.start()
+        with acked:
+            assert acked.wait_for(lambda: len(acks) >= 40, WAIT), f"only {len(acks)} moves acknowledged"
+        assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+        for thread in threads:
+            thread.join(WAIT)
+        with acked:
+            kept = list(acks)
+        server = start_process(var, tmp_path / "server-1.log", port)
+        client = MatchClient(server.address, timeout=WAIT, host_credential=admin)
+        by_match: dict[str, list[pb.MoveResult]] = {}
+        for match_id, result in kept:
+            by_match.setdefault(match_id, []).append(result)
+        for match_id, results in by_match.items():
+            versions = [result.version for result in results]
+            assert len(set(versions)) == len(versions), f"{match_id}: two moves acknowledged at one version"
+            assert client.state(match_id).version >= max(versions)
+            report = client.verify(match_id, admin, [result.receipt for result in results])
+            assert report.ok and report.receipts_checked == len(results), f"{match_id}: {report}"
+        client.close()
+    finally:
+        if server.process.poll() is None:
+            server.stop()
