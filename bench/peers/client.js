@@ -26,6 +26,19 @@ function waitFor(check, what) {
   });
 }
 
+// A lobby call, sent again when the connection fails (32 clients seating at once on a loaded machine):
+// setup only, never inside a measured move.
+async function fetchAgain(url, options, attempts = 10) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, options);
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 // --- boardgame.io -------------------------------------------------------------------------------
 
 const bgio = {
@@ -34,7 +47,7 @@ const bgio = {
     const { SocketIO } = require('boardgame.io/multiplayer');
     const { Duel } = require('./bgio_game');
     const post = async (path, body) => {
-      const reply = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const reply = await fetchAgain(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       if (!reply.ok) throw new Error(`${path}: ${reply.status} ${await reply.text()}`);
       return reply.json();
     };
