@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GENERATED := matchserver/.generated
 
-.PHONY: run test test-quick test-under-load proto protocheck lint typecheck bench dist clean
+.PHONY: run test test-quick test-under-load proto protocheck lint typecheck bench bench-peers dist clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,17 @@ typecheck: proto
 # var/bench.json; under ten minutes. `make bench BENCH_FLAGS=--quick` for a smoke pass, `--only NAME` for one.
 bench: proto
 	$(PY) -m bench.run $(BENCH_FLAGS)
+
+# Ours beside boardgame.io and Colyseus (bench/peers.py, docs/BENCHMARKS.md): installs the pinned peers
+# (bench/peers/package-lock.json) with npm into bench/peers/node_modules (ignored), then measures them all in one
+# interleaved run; merged into var/bench.json. A benchmark, not a test; `BENCH_FLAGS=--quick` for a smoke pass.
+PEERS_INSTALLED := bench/peers/node_modules/.installed
+$(PEERS_INSTALLED): bench/peers/package.json bench/peers/package-lock.json
+	cd bench/peers && npm ci --no-audit --no-fund
+	touch $@
+
+bench-peers: proto $(PEERS_INSTALLED)
+	$(PY) -m bench.peers $(BENCH_FLAGS)
 
 # The installable client (clients/pyproject.toml): the generated stubs, clients/client.py and clients/botloop.py
 # (run_bot, for arena bots), staged in $(DIST_STAGE) and built into $(DIST)/matchserver_client-*.whl; it depends

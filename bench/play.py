@@ -9,6 +9,7 @@ so the figure includes a Play stream's opening, amortised over six moves)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import queue
 import tempfile
@@ -27,8 +28,10 @@ DURATION = 3600  # seconds a duel round lasts: no deadline falls while the bench
 class Seats:
     """One client process's seats: Play sessions whose Turns wait in `turns` until a move answers them."""
 
-    def __init__(self, client: Any, matches: int) -> None:
+    def __init__(self, client: Any, matches: int, game: str = "duel") -> None:
         self.client = client
+        self.game = game
+        self.match_id = ""
         self.turns: queue.Queue[tuple[Any, Any]] = queue.Queue()
         self.results: queue.Queue[Any] = queue.Queue()
         self.waiting = [self._seat() for _ in range(matches)]
@@ -36,7 +39,7 @@ class Seats:
 
     def _seat(self) -> tuple[str, str, str]:
         created = self.client.create(
-            "duel", ["ann", "bob"], seed=1, config={"players": ["ann", "bob"], "duration": DURATION}
+            self.game, ["ann", "bob"], seed=1, config={"players": ["ann", "bob"], "duration": DURATION}
         )
         return created.match_id, self.client.join(created.match_id, "ann"), self.client.join(created.match_id, "bob")
 
@@ -44,12 +47,20 @@ class Seats:
         from clients.play_stream import PlaySession
 
         match_id, ann, bob = self.waiting.pop() if self.waiting else self._seat()
+        self.sessions = []  # the last duel's streams ended with it
+        self.match_id = match_id
         for token in (ann, bob):
             session = PlaySession(self.client, match_id, token)
             self.sessions.append(session)
             threading.Thread(target=self._read, args=(session,), daemon=True).start()
 
     def _read(self, session: Any) -> None:
+        import grpc
+
+        with contextlib.suppress(grpc.RpcError):  # cancelled by close()
+            self._follow(session)
+
+    def _follow(self, session: Any) -> None:
         for message in session:
             kind = message.WhichOneof("kind")
             if kind == "turn":
@@ -57,7 +68,8 @@ class Seats:
             elif kind == "result":
                 self.results.put(message.result)
 
-    def act(self) -> None:
+    def act(self) -> int:
+        """One move answered: the match's version after it."""
         try:
             session, turn = self.turns.get_nowait()
         except queue.Empty:
@@ -67,6 +79,11 @@ class Seats:
         result = self.results.get(timeout=60)
         if not result.accepted:
             raise RuntimeError(f"a bench move was refused: {result.code} {result.message}")
+        return int(result.version)
+
+    def close(self) -> None:
+        for session in self.sessions:
+            session.close()
 
 
 def _setup(address: str, argument: Any, windows: int, duration: float) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 from bench import echo
 from bench.figures import Figure
-from bench.procs import load, median_window, percentile, start_server
+from bench.procs import Window, load, median_window, percentile, start_server
 
 SUBMITS_PER_MATCH = 6
 DURATION = 3600  # seconds a duel round lasts: no deadline falls while the bench runs
@@ -47,22 +47,27 @@ def _act(state: Any) -> None:
     client.submit(match_id, token, text=text)
 
 
+def measure(clients: int, windows: int, duration: float, echo_rate: float) -> Window:
+    """The median window of `clients` submitting to a fresh server (SQLite)."""
+    # Enough matches for 0.6 of the echo rate (submit is slower), plus one spare per client.
+    expected = 0.6 * echo_rate * duration * windows / clients
+    matches = math.ceil(expected / SUBMITS_PER_MATCH) + 1
+    with tempfile.TemporaryDirectory() as folder:
+        server = start_server(Path(folder) / "var")
+        try:
+            arguments = [(server.admin_token(), matches)] * clients
+            measured = load(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
+        finally:
+            server.stop()
+    return median_window(measured)
+
+
 def run(quick: bool) -> list[Figure]:
     windows, duration = echo.shape(quick)
     figures = []
     for clients in echo.CLIENT_COUNTS:
         ceiling = echo.measure(clients, windows, duration).window
-        # Enough matches for 0.6 of the echo rate (submit is slower), plus one spare per client.
-        expected = 0.6 * ceiling.per_second * duration * windows / clients
-        matches = math.ceil(expected / SUBMITS_PER_MATCH) + 1
-        with tempfile.TemporaryDirectory() as folder:
-            server = start_server(Path(folder) / "var")
-            try:
-                arguments = [(server.admin_token(), matches)] * clients
-                measured = load(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
-            finally:
-                server.stop()
-        window = median_window(measured)
+        window = measure(clients, windows, duration, ceiling.per_second)
         figures.append(
             Figure(
                 f"submit: submits/s, {clients} clients (SQLite)",

@@ -58,10 +58,12 @@ class Changes(dict[uuid.UUID, _Waiting]):
                 del self[match_id]
 
 
-async def first_of(changed: asyncio.Future[None], until: asyncio.Future[Any] | None, timeout: float) -> None:
-    """Return once `changed` or `until` is done, or after `timeout` seconds; neither is cancelled (every
-    stream of a match shares `changed`). asyncio.wait does the same with more bookkeeping per call, and
-    this runs once per stream per update."""
+async def first_of(
+    changed: asyncio.Future[None], until: asyncio.Future[Any] | None, timeout: float, *more: asyncio.Future[Any]
+) -> None:
+    """Return once `changed`, `until` or any of `more` is done, or after `timeout` seconds; none is cancelled
+    (every stream of a match shares `changed`). asyncio.wait does the same with more bookkeeping per call,
+    and this runs once per stream per update."""
     loop = asyncio.get_running_loop()
     woken = loop.create_future()
 
@@ -69,17 +71,56 @@ async def first_of(changed: asyncio.Future[None], until: asyncio.Future[Any] | N
         if not woken.done():
             woken.set_result(None)
 
-    changed.add_done_callback(wake)
-    if until is not None:
-        until.add_done_callback(wake)
+    watched = [future for future in (changed, until, *more) if future is not None]
+    for future in watched:
+        future.add_done_callback(wake)
     timer = loop.call_later(timeout, wake)
     try:
         await woken
     finally:
         timer.cancel()
-        changed.remove_done_callback(wake)
-        if until is not None:
-            until.remove_done_callback(wake)
+        for future in watched:
+            future.remove_done_callback(wake)
+
+
+class WriteWatch:
+    """A stream's write deadline without a timer per write: a write notes when it began, and one timer,
+    armed by the first write and re-armed only while writes go on, cancels the writing task once a write
+    has waited `timeout` seconds (`expired` then says why it was cancelled). asyncio.timeout would arm and
+    cancel a timer for every message."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.began: float | None = None  # loop time the write under way began; None between writes
+        self.expired = False
+        self._task: asyncio.Task[Any] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.began = loop.time()
+        if self._timer is None:
+            self._task = asyncio.current_task()
+            self._timer = loop.call_at(self.began + self.timeout, self._check)
+
+    def done(self) -> None:
+        self.began = None
+
+    def _check(self) -> None:
+        self._timer = None
+        if self.began is None or self._task is None:
+            return  # no write under way: the next one arms the timer again
+        loop = asyncio.get_running_loop()
+        if loop.time() - self.began >= self.timeout:
+            self.expired = True
+            self._task.cancel()
+        else:
+            self._timer = loop.call_at(self.began + self.timeout, self._check)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 @dataclass

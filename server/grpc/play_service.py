@@ -15,6 +15,7 @@ import contextlib
 import functools
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,6 +24,7 @@ import grpc
 from engine.contract import Game, Viewer
 from matchserver.v1 import matchserver_pb2 as pb
 from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
+from server.fanout import WriteWatch, first_of
 from server.grpc import convert
 from server.grpc.plumbing import MalformedRequest, abort_for, bearer_token, end_stream, request_tag, status_code_for
 from server.limits import check_command_text, check_seat_name, cut
@@ -41,8 +43,12 @@ class PlayStream:
         self.matches = matches
         self.limits = matches.limits
         self.context = context
-        self.moves: asyncio.Queue[Any] = asyncio.Queue()
+        # The client's requests not taken yet, and a future the reader resolves when it adds one (while
+        # the stream waits for a move or a change): no queue, no task per wait.
+        self.moves: deque[Any] = deque()
+        self.arrived: asyncio.Future[None] | None = None
         self.turn_sent: int | None = None  # the turn this stream last sent (one Turn per decision point)
+        self.watch = WriteWatch(matches.streams.limits.write_timeout)
 
     async def run(self, requests: AsyncIterator[Any]) -> None:
         context = self.context
@@ -73,14 +79,20 @@ class PlayStream:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
+            self.watch.close()
             self.matches.streams.close(stream)
         if outcome is not None:
             await end_stream(context, *outcome)
 
     async def _read(self, requests: AsyncIterator[Any]) -> None:
         async for request in requests:
-            await self.moves.put(request)
-        await self.moves.put(CLIENT_DONE)
+            self._arrive(request)
+        self._arrive(CLIENT_DONE)
+
+    def _arrive(self, request: Any) -> None:
+        self.moves.append(request)
+        if self.arrived is not None and not self.arrived.done():
+            self.arrived.set_result(None)
 
     async def _follow(
         self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int
@@ -90,15 +102,18 @@ class PlayStream:
         limits, updates = self.matches.streams.limits, self.matches.streams.updates
         stream.sent = sent
         taking = True
+        checked = -1  # the version the credential was last checked at: a revocation is a record
         while True:
             try:
                 live = await self.matches.load(stream.match_id)
             except DataLoss as exc:
                 return StreamEnd(str(exc), revoked=False, lost=True), sent
-            try:
-                await self.matches.callers.viewer_for(live, token)
-            except (Unauthenticated, PermissionDenied) as exc:
-                return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
+            if live.version != checked:
+                try:
+                    await self.matches.callers.viewer_for(live, token)
+                except (Unauthenticated, PermissionDenied) as exc:
+                    return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
+                checked = live.version
             last = live.version
             for version in range(sent + 1, last + 1):
                 if stream.ending.done():
@@ -110,8 +125,9 @@ class PlayStream:
                 sent = stream.sent = version
             if stream.ending.done():
                 return stream.ending.result(), sent
-            if live.status().finished:
-                ended = convert.ended_response(live.version, live.status(), visible_results(live, live.version))
+            status = live.status()
+            if status.finished:
+                ended = convert.ended_response(live.version, status, visible_results(live, live.version))
                 await self.context.write(ended)
                 return None
             turn = turn_view(live, seat, self.matches.clock.now(), shown=self.turn_sent)
@@ -137,18 +153,17 @@ class PlayStream:
 
     async def _next(self, stream: OpenStream, sent: int, wait: float) -> Any:
         """The client's next request, or None once the match moves past `sent` (or `wait` s pass)."""
-        if not self.moves.empty():
-            return self.moves.get_nowait()
-        getter = asyncio.ensure_future(self.moves.get())
-        changed = asyncio.ensure_future(self._changed(stream, sent, wait))
-        await asyncio.wait({getter, changed}, return_when=asyncio.FIRST_COMPLETED)
-        changed.cancel()
-        if getter.done():
-            return getter.result()
-        getter.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await getter
-        return getter.result() if getter.done() and not getter.cancelled() else None
+        if not self.moves:
+            with self.matches.changes.next_change(stream.match_id) as changed:
+                live = self.matches.repository.cached(stream.match_id)
+                if live is not None and live.version > sent:
+                    return None
+                self.arrived = asyncio.get_running_loop().create_future()
+                try:
+                    await first_of(changed, stream.ending, wait, self.arrived)
+                finally:
+                    self.arrived = None
+        return self.moves.popleft() if self.moves else None
 
     async def _changed(self, stream: OpenStream, sent: int, wait: float) -> None:
         await self.matches.queries.wait_for_change(stream.match_id, sent, timeout=wait, until=stream.ending)
@@ -183,15 +198,25 @@ class PlayStream:
         await self.context.write(convert.move_accepted(request_id, accepted))
 
     async def _write(self, message: Any, timeout: float) -> bool:
+        """Write one message; False if the client has not taken it within `timeout` s (self.watch, armed with
+        the same StreamLimits.write_timeout: one timer per stream, not one per message)."""
+        watch = self.watch
+        watch.start()
         try:
-            async with asyncio.timeout(timeout):
-                await self.context.write(message)
-        except TimeoutError:
-            return False
+            await self.context.write(message)
+        except asyncio.CancelledError:
+            if watch.expired:
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+                return False
+            raise
         except Exception:
             if self.context.cancelled():
                 raise asyncio.CancelledError() from None
             raise
+        finally:
+            watch.done()
         return True
 
 

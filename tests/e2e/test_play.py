@@ -4,6 +4,7 @@ seat's token, a spectator, a flood of moves) refused."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections import Counter
@@ -239,3 +240,105 @@ def test_a_move_without_a_command_or_with_a_huge_text_is_refused_and_the_stream_
         assert client.state(match_id, host).view["my_picks"] == {"ann": 2}
     finally:
         seat.close()
+
+
+def test_a_write_the_client_does_not_take_ends_after_the_write_timeout_and_a_taken_one_never_does() -> None:
+    """server.fanout.WriteWatch, the Play stream's write deadline: one timer per stream, not one per message."""
+    import asyncio
+
+    from server.fanout import WriteWatch
+
+    async def write(watch: WriteWatch, taken: asyncio.Future[None]) -> bool:
+        watch.start()
+        try:
+            await taken
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            assert current is not None and watch.expired
+            current.uncancel()
+            return False
+        finally:
+            watch.done()
+        return True
+
+    async def scenario() -> tuple[list[bool], bool]:
+        loop = asyncio.get_running_loop()
+        watch = WriteWatch(0.5)
+        taken = []
+        until = loop.time() + 1.2
+        while loop.time() < until:  # writes taken at once, one after another, for longer than the timeout
+            future: asyncio.Future[None] = loop.create_future()
+            loop.call_soon(future.set_result, None)
+            taken.append(await write(watch, future))
+            await asyncio.sleep(0.01)
+        stuck = await write(watch, loop.create_future())  # never taken
+        watch.close()
+        return taken, stuck
+
+    taken, stuck = asyncio.run(scenario())
+    assert taken and all(taken)
+    assert stuck is False
+
+
+@pytest.mark.slow
+def test_kill_9_while_seats_play_over_play_keeps_every_acknowledged_move(tmp_path: Any) -> None:
+    """Moves acknowledged over Play streams (a MoveResult) are durable: the real server process is killed
+    with SIGKILL while four matches are played over Play, each seat answering its Turns with their example;
+    restarted, every acknowledged move's receipt verifies against the stored chain, once per version."""
+    import signal
+
+    from engine.registry import seats
+    from tests.support.process import WAIT, start_process
+
+    var = tmp_path / "var"
+    server = start_process(var, tmp_path / "server-0.log")
+    address, port, admin = server.address, server.port, server.admin_token()
+    acks: list[tuple[str, pb.MoveResult]] = []
+    acked = threading.Condition()
+    try:
+
+        def play(match_id: str, token: str) -> None:
+            client = MatchClient(address, host_credential=admin)
+            session = PlaySession(client, match_id, token)
+            with contextlib.suppress(grpc.RpcError):  # the server was killed: the stream breaks
+                for message in session:
+                    kind = message.WhichOneof("kind")
+                    if kind == "turn" and message.turn.example:
+                        session.move(message.turn.version, text=message.turn.example)
+                    elif kind == "result" and message.result.accepted:
+                        with acked:
+                            acks.append((match_id, message.result))
+                            acked.notify_all()
+
+        host = MatchClient(address, host_credential=admin)
+        threads = []
+        for seed in range(4):
+            players = seats("cookoff")
+            match_id = host.create("cookoff", players, seed=seed).match_id
+            for player in players:
+                token = host.join(match_id, player)
+                threads.append(threading.Thread(target=play, args=(match_id, token), daemon=True))
+        for thread in threads:
+            thread.start()
+        with acked:
+            assert acked.wait_for(lambda: len(acks) >= 40, WAIT), f"only {len(acks)} moves acknowledged"
+        assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+        for thread in threads:
+            thread.join(WAIT)
+        with acked:
+            kept = list(acks)
+        server = start_process(var, tmp_path / "server-1.log", port)
+        client = MatchClient(server.address, timeout=WAIT, host_credential=admin)
+        by_match: dict[str, list[pb.MoveResult]] = {}
+        for match_id, result in kept:
+            by_match.setdefault(match_id, []).append(result)
+        for match_id, results in by_match.items():
+            versions = [result.version for result in results]
+            assert len(set(versions)) == len(versions), f"{match_id}: two moves acknowledged at one version"
+            assert client.state(match_id).version >= max(versions)
+            report = client.verify(match_id, admin, [result.receipt for result in results])
+            assert report.ok and report.receipts_checked == len(results), f"{match_id}: {report}"
+        client.close()
+    finally:
+        if server.process.poll() is None:
+            server.stop()
