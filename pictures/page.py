@@ -86,6 +86,10 @@ def describe(kind: str, event_type: str, record: dict[str, Any], retracted: bool
     """Plain words for a version the audit trail does not explain (a seat taken, a match started)."""
     if kind == "joined":
         words = f"{record.get('player', 'a player')} took their seat"
+    elif kind == "dispute":
+        words = f"{record.get('by')} disputes the ruling at version {record.get('at_version')}: {record.get('text')}"
+    elif kind == "dispute_decided":
+        words = f"{record.get('by')} {record.get('decision')} dispute {record.get('number')}: {record.get('reason')}"
     elif kind == "game":
         event = record.get("event") or {}
         words = event_type.replace("_", " ")

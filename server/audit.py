@@ -176,6 +176,8 @@ def _entries(live: LiveMatch, viewer: Viewer, first: int, upto: int) -> Iterator
             lines = [f"{record['by']}: {record['action']}{extra}: {record.get('reason') or 'no reason given'}"]
         elif kind == "created":
             lines = [f"match of {record['game']} created for {', '.join(record['players'])}"]
+        elif kind in ("dispute", "dispute_decided"):
+            actor, source, lines = str(record.get("by", "")), "", dispute_lines(record)
         if not lines:
             continue
         yield {
@@ -188,6 +190,28 @@ def _entries(live: LiveMatch, viewer: Viewer, first: int, upto: int) -> Iterator
             "lines": lines,
             "retracted": version in retracted,
         }
+
+
+def dispute_lines(record: Record) -> list[str]:
+    """A dispute's life in the audit trail and on the replay page's timeline: filed, then decided."""
+    number = record.get("number")
+    if record["kind"] == "dispute":
+        return [
+            f"{record['by']} disputes the resolution at version {record['at_version']} (dispute {number}): "
+            f"{record['text']}"
+        ]
+    if record.get("decision") == "upheld":
+        return [f"{record['by']} upheld the ruling (dispute {number}): {record.get('reason', '')}"]
+    lines = [f"{record['by']} corrected the ruling (dispute {number}): {record.get('reason', '')}"]
+    lines += [f"  {seat}'s input replaced: {text}" for seat, text in (record.get("replacements") or {}).items()]
+    lines += [
+        f"  re-applied the input of version {m['from']} at version {m['to']}" for m in record.get("reapplied", [])
+    ]
+    lines += [
+        f"  {a['seat']} is asked again (its input at version {a['version']} no longer applies)"
+        for a in record.get("asked_again", [])
+    ]
+    return lines
 
 
 def _reopened(record: Record) -> str:

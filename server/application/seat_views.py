@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from engine import match as rules
 from engine.errors import GameError
@@ -16,6 +17,8 @@ from server.application.callers import Callers
 from server.application.queries import MatchQueries
 from server.application.values import StateView, receipt_at
 from server.clock import Clock
+from server.disputes.log import disputes_of
+from server.disputes.replay import is_resolution
 from server.errors import NotFound, PermissionDenied, engine_step
 from server.live import LiveMatch
 from server.records import Receipt, token_hash
@@ -50,6 +53,9 @@ class SeatView:
     waiting: bool  # the match has not started: its clocks do not run yet
     cancelled: bool
     submissions: tuple[Submitted, ...]
+    resolutions: tuple[tuple[int, str], ...] = ()  # (version, the phase it ended) the seat may dispute, latest first
+    disputes: tuple[dict[str, Any], ...] = ()  # the match's disputes, as every viewer sees them
+    asked_again: tuple[str, ...] = ()  # a correction retracted this seat's inputs: what it must do again
 
     @property
     def ends_early(self) -> bool:
@@ -81,6 +87,37 @@ class InvitationView:
     players: tuple[str, ...]
     valid: bool  # false once used, replaced or the seat has acted
     finished: bool
+
+
+RESOLUTIONS_SHOWN = 10  # the latest resolutions a seat's page offers to dispute
+RESOLUTIONS_WALK = 300  # versions looked back for them: a page drawn on every move stays cheap
+
+
+def recent_resolutions(live: LiveMatch) -> tuple[tuple[int, str], ...]:
+    found: list[tuple[int, str]] = []
+    version = live.version
+    while version > max(live.started_version, live.version - RESOLUTIONS_WALK) and len(found) < RESOLUTIONS_SHOWN:
+        if is_resolution(live, version):
+            found.append((version, live.status(live.batches.start_at(version) - 1).phase))
+        version -= 1
+    return tuple(found)
+
+
+def asked_again(live: LiveMatch, seat: str) -> tuple[str, ...]:
+    """The seat's inputs the latest corrections retracted and did not re-apply, while it has not acted since."""
+    said: list[str] = []
+    for dispute in disputes_of(live):
+        for asked in dispute.decision.get("asked_again", []):
+            acted = any(
+                (live.records[v - 1].get("cause") or {}).get("actor") == seat
+                for v in range(dispute.decided_version + 1, live.version + 1)
+            )
+            if asked.get("seat") == seat and not acted:
+                said.append(
+                    f"the host corrected dispute {dispute.id}: your input at version {asked['version']} no longer "
+                    "applies; submit again"
+                )
+    return tuple(said)
 
 
 class SeatViews:
@@ -119,6 +156,9 @@ class SeatViews:
             waiting=live.waiting,
             cancelled=bool(live.cancelled_at),
             submissions=tuple(self._submissions(live, seat)),
+            resolutions=recent_resolutions(live),
+            disputes=tuple(d.as_json() for d in disputes_of(live)),
+            asked_again=asked_again(live, seat),
         )
 
     def _submissions(self, live: LiveMatch, seat: str) -> list[Submitted]:
