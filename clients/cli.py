@@ -852,7 +852,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (MATCHCTL_DEBUG=1 re-raises, for a traceback)."""
     words = sys.argv[1:] if argv is None else argv
     words, program = _program_of(words)
-    args = build_parser(__doc__).parse_args(words)
+    parser = build_parser(__doc__)
+    args, extra = parser.parse_known_args(words)
+    if extra:  # `dispute MATCH --at V "why"`: the text after the options is the dispute's, not a mistake
+        if args.command != "dispute" or any(word.startswith("-") for word in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.words += extra
     if program is not None:
         args.program = program
     try:

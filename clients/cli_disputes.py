@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from clients.cli_names import UsageError, check_match_id
@@ -28,7 +29,6 @@ def add_parser(add: Any) -> None:
     p.add_argument(
         "words", nargs="+", metavar="MATCH|ACTION", help="MATCH (to file), or list MATCH, or show|try|uphold|correct D"
     )
-    p.add_argument("text", nargs="?", help=argparse.SUPPRESS)
     p.add_argument("--at", type=int, help="file: the version of the resolution contested")
     p.add_argument("--as", dest="as_", metavar="SEAT", help="file as this seat (its saved token)")
     p.add_argument("--token", help="the seat's or host's token (default: the saved one)")
@@ -58,7 +58,7 @@ def _match_of(dispute_id: str) -> str:
 
 
 def cmd_dispute(args: argparse.Namespace, client: MatchClient, creds: Credentials) -> int:
-    words = list(args.words) + ([args.text] if args.text else [])
+    words = list(args.words)
     if words[0] not in ACTIONS:
         return _file(args, client, creds, words)
     if len(words) != 2:
@@ -134,7 +134,12 @@ def _print_review(args: argparse.Namespace, review: dict[str, Any]) -> int:
     print("inputs:")
     for item in review["inputs"]:
         said, head = item["text"] or "(the deadline)", item["receipt"]["chain_head"][:16]
-        print(f"  v{item['version']} {item['actor']} at {item['at']:g}: {said}  receipt {head}")
+        when = (
+            datetime.fromtimestamp(item["at"], UTC).strftime("%Y-%m-%d %H:%M:%S")
+            if item["at"] > 1e8
+            else f"{item['at']:g} s"
+        )
+        print(f"  v{item['version']} {item['actor']} at {when}: {said}  receipt {head}")
     print("ruling:")
     for entry in review["trace"]:
         for line in entry.get("lines", []):

@@ -52,7 +52,7 @@ class DisputeRoom(CommandRoom):
                 raise PermissionDenied("a dispute is filed by a seat of the match or its host")
             by = viewer.player if viewer.player is not None else self.callers.by(token)
             caller = f"seat:{by}" if viewer.player is not None else self.access.caller_of(live, token)
-            replay.check_resolution(live, at_version)
+            resolved = replay.resolution_at(live, at_version)
             held = [d for d in disputes_of(live) if d.by == by and d.state == "open"]
             most = self.limits.max_open_disputes_per_seat
             if len(held) >= most:
@@ -61,7 +61,7 @@ class DisputeRoom(CommandRoom):
                     "wait for the host to decide one"
                 )
             number = 1 + max((d.number for d in disputes_of(live)), default=0)
-            record: Record = {"kind": FILED, "number": number, "by": by, "at_version": at_version, "text": text}
+            record: Record = {"kind": FILED, "number": number, "by": by, "at_version": resolved, "text": text}
             record["at"] = self.uow.now(live)
             written = await self.uow.append(live, tagged([record], tag, caller))
             return Filed(find(live, number), accepted(live, viewer, written))

@@ -9,6 +9,7 @@ times, seed and dice positions the match recorded, so the same inputs give the s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,14 +68,18 @@ def is_resolution(live: LiveMatch, version: int) -> bool:
     return before.phase != after.phase or before.finished != after.finished
 
 
-def check_resolution(live: LiveMatch, version: int) -> None:
+def resolution_at(live: LiveMatch, version: int) -> int:
+    """The resolution that holds `version` (any record of its batch, e.g. the harvest its history shows),
+    named by its last version; refused when that batch is no resolution."""
     if not 1 <= version <= live.version:
         raise BadRequest(f"version {version} is outside this match's versions 1..{live.version}")
-    if not is_resolution(live, version):
+    end = live.batches.end_from(live.batches.start_at(version))
+    if not is_resolution(live, end):
         raise BadRequest(
             f"version {version} is not a resolution of this match (a batch of game records that ended a phase); "
             "dispute the version its history shows the phase ending at"
         )
+    return end
 
 
 def phase_base(live: LiveMatch, version: int) -> int:
@@ -231,7 +236,22 @@ def differences(actual: Mapping[str, Any], tried: Mapping[str, Any]) -> list[str
     for key in sorted({*actual["results"], *tried["results"]}):
         if actual["results"].get(key) != tried["results"].get(key):
             out.append(f"results.{key}: {actual['results'].get(key)} → {tried['results'].get(key)}")
-    for key in sorted({*actual["view"], *tried["view"]}):
-        if actual["view"].get(key) != tried["view"].get(key):
-            out.append(f"view.{key} differs")
+    out.extend(_changed("view", actual["view"], tried["view"], depth=3))
     return out
+
+
+def _changed(path: str, old: Any, new: Any, depth: int) -> list[str]:
+    """Where two views differ, down to `depth` keys: 'view.players.ann.inventory: {...} → {...}'."""
+    if old == new:
+        return []
+    if depth > 0 and isinstance(old, dict) and isinstance(new, dict):
+        found: list[str] = []
+        for key in sorted({*old, *new}, key=str):
+            found.extend(_changed(f"{path}.{key}", old.get(key), new.get(key), depth - 1))
+        return found
+    return [f"{path}: {_short(old)} → {_short(new)}"]
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return text if len(text) <= 80 else text[:77] + "..."
