@@ -73,42 +73,46 @@ class DisputeRoom(CommandRoom):
         await self.callers.viewer_for(live, token)  # anyone who may watch the match sees its disputes
         return disputes_of(live)
 
-    async def _hosted(self, dispute_id: str, token: str | None) -> tuple[LiveMatch, Dispute]:
+    async def _hosted(self, dispute_id: str, token: str | None) -> tuple[LiveMatch, Dispute, Viewer]:
+        """The match, the dispute and the corrector's viewer: the host, or (a registered policy's match,
+        e.g. an arena match) its organiser, who sees it as a spectator and is shown no more than that."""
         match_id, number = parse_dispute_id(dispute_id)
         live = await self.matches.load(match_id)
-        await self.callers.require_host(live, token)
-        return live, find(live, number)
+        viewer = await self.callers.require_host(live, token)
+        return live, find(live, number), viewer
 
     async def review(self, dispute_id: str, token: str | None) -> dict[str, Any]:
         """Host: the contested resolution's trace (rule ids linked to our words), its inputs with their
         times and receipts, every seat's view just before and just after, and the resolution decided again
         under the current rules."""
-        live, dispute = await self._hosted(dispute_id, token)
+        live, dispute, viewer = await self._hosted(dispute_id, token)
         version = dispute.at_version
         base = replay.phase_base(live, version)
         inputs = replay.inputs_between(live, base, version)
-        trace = audit.trail(live, Viewer.host(), version, start=base + 1)
-        viewers = {seat: Viewer.of(seat) for seat in live.players} | {"spectator": Viewer.spectator()}
+        trace = audit.trail(live, viewer, version, start=base + 1)
+        viewers = {"spectator": Viewer.spectator()}
+        if viewer.is_host:
+            viewers = {seat: Viewer.of(seat) for seat in live.players} | viewers
         before, after = live.state_at(base), live.state_at(version)
         current = get_game(live.game.name).rules_version
         copy = replay.private_copy(live, base, current)
         again = replay.play(copy, inputs, {})
-        actual, redecided = replay.outcome(live, version), replay.outcome(copy)
+        actual, redecided = replay.outcome(live, version, viewer), replay.outcome(copy, viewer=viewer)
         actual_lines = replay.explained_between(live, base, version)
         return {
             "dispute": dispute.as_json(),
             "resolution": {"version": version, "phase_from": base + 1, "phase": live.status(base).phase},
             "trace": [{**entry, "rules": rule_links(live.game.name, entry.get("lines", []))} for entry in trace],
-            "inputs": [{**item.as_json(), "receipt": audit_receipt(live, item.end)} for item in inputs],
+            "inputs": [{**shown_input(item, viewer), "receipt": audit_receipt(live, item.end)} for item in inputs],
             "views": {
-                name: {"before": live.game.view(before, viewer), "after": live.game.view(after, viewer)}
-                for name, viewer in viewers.items()
+                name: {"before": live.game.view(before, seen_as), "after": live.game.view(after, seen_as)}
+                for name, seen_as in viewers.items()
             },
             "redecided": {
                 "rules_version": current,
                 "recorded_rules_version": live.game.rules_version,
                 "same": actual_lines == replay.explained(copy, again.records) and not again.dropped,
-                "lines": replay.explained(copy, again.records),
+                "lines": lines_for(copy, base + 1, copy.version, viewer),
                 "differences": replay.differences(actual, redecided),
                 "dropped": [{"input": i.as_json(), "why": why} for i, why in again.dropped],
             },
@@ -125,29 +129,29 @@ class DisputeRoom(CommandRoom):
         """Host: a correction decided on a private copy from the version before the resolution's phase, next
         to what happened; with `forward`, the rest of the recorded inputs played on, and where both end.
         Nothing is written and no stream hears of it."""
-        live, dispute = await self._hosted(dispute_id, token)
+        live, dispute, viewer = await self._hosted(dispute_id, token)
         check_replacements(live, replacements)
         version = dispute.at_version
         base = replay.phase_base(live, version)
         copy = replay.private_copy(live, base, rules_version)
         tried = replay.play(copy, replay.inputs_between(live, base, version), replacements)
-        actual = replay.outcome(live, version)
-        shown = replay.outcome(copy)
+        actual = replay.outcome(live, version, viewer)
+        shown = replay.outcome(copy, viewer=viewer)
         out: dict[str, Any] = {
             "dispute": dispute.id,
             "replacements": dict(replacements),
             "rules_version": copy.game.rules_version,
             "actual": {
                 **actual,
-                "lines": replay.explained(live, (live.records[v - 1] for v in range(base + 1, version + 1))),
+                "lines": lines_for(live, base + 1, version, viewer),
             },
-            "tried": {**shown, "lines": replay.explained(copy, tried.records)},
+            "tried": {**shown, "lines": lines_for(copy, base + 1, copy.version, viewer)},
             "differences": replay.differences(actual, shown),
             "dropped": [{"input": i.as_json(), "why": why} for i, why in tried.dropped],
         }
         if forward:
             later = replay.play(copy, replay.inputs_between(live, version, live.version), {})
-            end_actual, end_tried = replay.outcome(live), replay.outcome(copy)
+            end_actual, end_tried = replay.outcome(live, viewer=viewer), replay.outcome(copy, viewer=viewer)
             out["forward"] = {
                 "actual": end_actual,
                 "tried": end_tried,
@@ -222,6 +226,22 @@ def check_replacements(live: LiveMatch, replacements: Mapping[str, str]) -> None
             raise BadRequest(f"{seat!r} is not a seat of this match (a replacement is 'SEAT: TEXT')")
         if not text.strip():
             raise BadRequest(f"the replacement for {seat} is empty")
+
+
+def lines_for(live: LiveMatch, first: int, last: int, viewer: Viewer) -> list[str]:
+    """What the game records from `first` to `last` did, in the game's words, as `viewer` may see them."""
+    if last < first:
+        return []
+    entries = audit.trail(live, viewer, last, start=first)
+    return [line for entry in entries if entry["kind"] == "game" and not entry["retracted"] for line in entry["lines"]]
+
+
+def shown_input(item: replay.Input, viewer: Viewer) -> dict[str, Any]:
+    """An input as the corrector may see it: an organiser watching as a spectator sees who acted, not what."""
+    shown = item.as_json()
+    if not viewer.is_host and not item.timeout:
+        shown["text"] = "(hidden from a spectator)"
+    return shown
 
 
 def audit_receipt(live: LiveMatch, version: int) -> dict[str, Any]:

@@ -197,9 +197,9 @@ def apply_input(played: Played, item: Input, text: str | None, why: Mapping[str,
     played.applied.append((item, played.copy.version - len(made) + 1))
 
 
-def outcome(live: LiveMatch, version: int | None = None) -> dict[str, Any]:
-    """Where a match (or a copy) stands at `version`, as the host sees it: phase, who is awaited, whether
-    it is over, its results (scores and ranks) and the host's view."""
+def outcome(live: LiveMatch, version: int | None = None, viewer: Viewer = HOST) -> dict[str, Any]:
+    """Where a match (or a copy) stands at `version`, as `viewer` sees it: phase, who is awaited, whether
+    it is over, its results (scores and ranks: before the end, to the host only) and the viewer's view."""
     at = live.version if version is None else version
     state = live.state_at(at) if at != live.version else live.state
     status = live.status(at)
@@ -208,8 +208,8 @@ def outcome(live: LiveMatch, version: int | None = None) -> dict[str, Any]:
         "phase": status.phase,
         "awaiting": sorted(status.awaiting - status.submitted),
         "finished": status.finished,
-        "results": live.game.results(state),
-        "view": live.game.view(state, HOST),
+        "results": live.game.results(state) if viewer.is_host or status.finished else {},
+        "view": live.game.view(state, viewer),
     }
 
 
