@@ -16,15 +16,23 @@ from pictures.page import script_json
 
 SITE_CSS = """
 body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #fbfaf7; }
-main { max-width: 1200px; margin: 0 auto; padding: .8em 1em 2em; }
+main { max-width: 1500px; margin: 0 auto; padding: .8em 1em 2em; }
+main.narrow { max-width: 46em; }
 h1 { font-size: 1.35em; margin: .2em 0 .1em; }
 h2 { font-size: 1em; margin: 0 0 .5em; color: #5a4632; text-transform: uppercase; letter-spacing: .06em; }
 section { background: #fff; border: 1px solid #e3ddd0; border-radius: 6px; padding: .7em .9em; margin: 0 0 1em;
   overflow-x: auto; }
 .about { color: #555; margin: 0 0 .8em; overflow-wrap: anywhere; }
-.grid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1em; }
-@media (max-width: 760px) { .grid { grid-template-columns: minmax(0, 1fr); } }
-#picture svg { width: 100%; height: auto; max-height: 75vh; }
+.grid { display: grid; grid-template-columns: minmax(0, 1fr) minmax(18em, 26em); gap: 1em; }
+#picture { overflow-x: auto; }
+#picture svg { display: block; width: 100%; height: auto; }
+.pan { display: none; }
+@media (max-width: 760px) {
+  .grid { grid-template-columns: minmax(0, 1fr); }
+  #picture svg { width: max(100%, 720px); }  /* readable: the section scrolls sideways */
+  .pan { display: block; }
+}
+.hash { font-size: .85em; color: #555; }
 .clock { font-size: 1.6em; font-weight: 700; font-variant-numeric: tabular-nums; }
 .note { color: #555; font-size: .92em; }
 .warn { background: #fff0c8; color: #7a5200; padding: .4em .6em; border-radius: 4px; }
@@ -103,6 +111,11 @@ def turn_html(data: Mapping[str, Any]) -> str:
     return f"<p>your turn: send one of</p><ul>{forms}</ul>{said}"
 
 
+def _grouped(digest: str) -> str:
+    """A receipt's hash, escaped, that wraps between groups of 16 characters rather than anywhere."""
+    return "<wbr>".join(escape(digest[i : i + 16]) for i in range(0, len(digest), 16))
+
+
 def submissions_html(rows: Any) -> str:
     if not rows:
         return '<p class="note">none yet</p>'
@@ -112,7 +125,7 @@ def submissions_html(rows: Any) -> str:
         items.append(
             f"<li>v{int(row['version'])}: <code>{escape(str(row['text']))}</code>{struck}"
             f'<br><span class="note">receipt: version {int(row["receipt_version"])}, '
-            f"<code>{escape(str(row['receipt_hash']))}</code></span></li>"
+            f'<code class="hash">{_grouped(str(row["receipt_hash"]))}</code></span></li>'
         )
     return "<ol>" + "".join(reversed(items)) + "</ol>"
 
@@ -209,7 +222,8 @@ def seat_html(data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, reque
 <p class="about">match <a href="{escape(urls["spectate"])}">{escape(str(data["match_id"]))}</a> ·
 players {names(data["players"])} · live: <span id="live-state">connecting</span></p>
 <div class="grid">
-<div><section><h2>Your view</h2><div id="picture">{drawn["picture"]}</div></section></div>
+<div><section><h2>Your view</h2><p class="note pan">the picture scrolls sideways</p>
+<div id="picture">{drawn["picture"]}</div></section></div>
 <div>
 <section><h2>Now</h2><div id="status">{drawn["status"]}</div></section>
 <section><h2>Your move</h2><div id="turn">{drawn["turn"]}</div>
@@ -238,5 +252,5 @@ def plain_page(title: str, body: str) -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 {REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
-<body><main><h1>{escape(title)}</h1>{body}</main></body></html>
+<body><main class="narrow"><h1>{escape(title)}</h1>{body}</main></body></html>
 """
