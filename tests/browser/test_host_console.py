@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser.conftest import WAIT_MS
 from tests.support.live_http import port, start
-from tests.support.seat_pages import claim, join_urls, seat_bots, send, wait_version
+from tests.support.seat_pages import claim, join_urls, seat_bots, send, shoot, wait_version
 from tests.support.server import ServerThread
 
 
@@ -105,11 +105,13 @@ def test_the_host_pauses_resumes_extends_and_rolls_back_and_the_seat_page_shows_
     seat.locator("#status", has_text="paused by the host").wait_for()  # a rollback leaves the match paused
     assert seat.evaluate("() => window.neverReloaded") is True
     history = str(console.locator("#history").text_content())
-    assert "retracted" in history
+    assert "pause: ann's connection is down (retracted by a rollback)" in history
+    assert "rolled back to version" in history
 
     console.locator("tr", has_text="bot").locator("button").click()
     link = console.locator("#invitation-link")
     link.wait_for()
+    shoot(console, "console")
     other = claim(contexts(), str(link.text_content()))
     other.locator("h1", has_text="bot · cookoff").wait_for()
     other.locator("#status", has_text="paused by the host").wait_for()

@@ -25,6 +25,7 @@ from tests.support.seat_pages import (
     seat_bots,
     seen_status,
     send,
+    shoot,
     type_command,
     wait_version,
 )
@@ -68,13 +69,22 @@ def cookoff_person(view: dict[str, Any], seat: str, rng: random.Random) -> str |
 
 
 def play_out(
-    client: MatchClient, match_id: str, page: Any, token: str, seat: str, bots: Bots, move: Any, rng: random.Random
+    client: MatchClient,
+    match_id: str,
+    page: Any,
+    token: str,
+    seat: str,
+    bots: Bots,
+    move: Any,
+    rng: random.Random,
+    stop_after: int = 0,
 ) -> int:
-    """Bots and the person in turn until the match is over; returns how many commands the person sent."""
+    """Bots and the person in turn until the match is over (or the person has sent `stop_after` commands);
+    returns how many commands the person sent."""
     sent = 0
     for _ in range(400):
         state = client.state(match_id, token)
-        if state.status.finished:
+        if state.status.finished or (stop_after and sent == stop_after):
             return sent
         if bots.act():
             continue
@@ -211,3 +221,32 @@ def test_the_same_request_id_posted_twice_at_once_acts_once(context: Any, server
     assert answers[0]["message"] == answers[1]["message"]  # the second is the first's answer, replayed
     assert client.state(match_id).version == before + 1
     assert len(page_submissions(client, match_id, cookie_token(context))) == 1
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "config", "moves"),
+    [
+        ("cookoff", ["ann", "bot"], {"rounds": 3, "judge_reveal_after": [0, 1, 2]}, 8),
+        ("mining", ["ann", "b1", "b2", "b3", "b4"], {"rounds": 3}, 2),
+        ("last-gathering", ["ann", "b1", "b2"], {}, 6),
+    ],
+)
+def test_screenshots_of_the_invitation_and_seat_pages(
+    context: Any, server: ServerThread, game: str, seats: list[str], config: dict[str, Any], moves: int
+) -> None:
+    client = server.client()
+    created = client.create(game, seats, seed=5, config=config)
+    invitation = context.new_page()
+    invitation.goto(join_urls(created)["ann"])
+    if game == "cookoff":
+        shoot(invitation, "invitation")
+    invitation.close()
+    page = claim(context, join_urls(created)["ann"])
+    bots = seat_bots(client, created, seats[1:])
+    move = cookoff_person if game == "cookoff" else first_bot(game)
+    token = cookie_token(context)
+    sent = play_out(client, created.match_id, page, token, "ann", bots, move, random.Random(4), stop_after=moves)
+    assert sent == moves
+    page.set_viewport_size({"width": 1280, "height": 800})
+    type_command(page, str(move(client.state(created.match_id, token).view, "ann", random.Random(4))))
+    shoot(page, f"seat-{game}")

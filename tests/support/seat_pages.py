@@ -16,7 +16,7 @@ import grpc
 
 from clients.bots import bot_names, get_bot
 from clients.client import MatchClient
-from tests.browser.conftest import WAIT_MS
+from tests.browser.conftest import SCREENSHOTS, WAIT_MS
 
 # Every text #status showed, in order: the sections are replaced whole by the event stream, so a phase
 # the page passed through is seen even when the test looked only later.
@@ -132,3 +132,15 @@ def seat_bots(client: MatchClient, created: Any, seats: list[str], name: str = "
     codes = {invitation.player: invitation.invitation for invitation in created.invitations}
     tokens = {seat: client.join(created.match_id, seat, invitation=codes[seat]) for seat in seats}
     return Bots(client, created.match_id, client.state(created.match_id).game, tokens, name)
+
+
+def shoot(page: Any, name: str) -> None:
+    """The page at a phone's width and a desktop's, whole, under var/screenshots/ (nothing wider than the
+    window: a page that scrolls sideways at 375 px is a broken page)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.wait_for_function(f"() => document.documentElement.clientWidth === {width}")
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= width, f"{name} is {wide} px wide at {width} px"
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
