@@ -33,6 +33,7 @@ section { background: #fff; border: 1px solid #e3ddd0; border-radius: 6px; paddi
   .pan { display: block; }
 }
 .hash { font-size: .85em; color: #555; }
+ul.results { list-style: none; padding-left: 0; }
 .clock { font-size: 1.6em; font-weight: 700; font-variant-numeric: tabular-nums; }
 .note { color: #555; font-size: .92em; }
 .warn { background: #fff0c8; color: #7a5200; padding: .4em .6em; border-radius: 4px; }
@@ -79,8 +80,9 @@ def status_html(data: Mapping[str, Any]) -> str:
     elif data["finished"]:
         parts.append('<p class="good">the match is over</p>')
     elif data["waiting"]:
+        said = "" if "waiting for players" in str(data["phase"]) else "waiting for players: "  # said once
         parts.append(
-            f'<p class="warn">waiting for players: {names(data["unseated"])} '
+            f'<p class="warn">{said}still to join: {names(data["unseated"])} '
             "(no clock runs until every seat is filled)</p>"
         )
     elif data["paused"]:
@@ -95,8 +97,18 @@ def status_html(data: Mapping[str, Any]) -> str:
     if not data["finished"] and not data["waiting"]:
         parts.append(f'<p class="note">still awaited: {names(data["awaiting"])}</p>')
     if data.get("results"):
-        parts.append(f'<p class="note">result: {escape(str(data["results"]))}</p>')
+        parts.append(results_html(data["results"], str(data["seat"])))
     return "".join(parts)
+
+
+def results_html(rows: Any, seat: str) -> str:
+    """The places of a finished match, best first, the seat's own marked."""
+    items = []
+    for row in rows:
+        you = " (you)" if row["player"] == seat else ""
+        score = f", score {escape(str(row['score']))}" if row.get("score") is not None else ""
+        items.append(f"<li>{int(row['rank'])}. {escape(str(row['player']))}{you}{score}</li>")
+    return f'<p class="note">result:</p><ul class="results">{"".join(items)}</ul>'
 
 
 def turn_html(data: Mapping[str, Any]) -> str:
