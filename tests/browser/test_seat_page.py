@@ -15,6 +15,7 @@ import pytest
 
 from clients.bots import bot_names, get_bot
 from clients.client import MatchClient
+from server.clock import ManualClock
 from tests.browser.conftest import WAIT_MS
 from tests.support.live_http import start
 from tests.support.seat_pages import (
@@ -110,6 +111,8 @@ def test_a_person_plays_a_whole_cookoff_match_from_the_seat_page(context: Any, s
     for phase in COOKOFF_PHASES:
         assert phase in shown, f"the page never showed {phase!r}: {shown}"
     assert sent >= 11
+    assert page.locator("#status .results li", has_text="ann (you)").count() == 1
+    shoot(page, "seat-cookoff-finished")
     assert page.evaluate("document.body.dataset.canAct") == "false"
 
 
@@ -177,7 +180,8 @@ def test_the_seat_page_says_waiting_for_players_until_every_seat_is_filled(conte
     client = server.client()
     created = client.create("cookoff", ["ann", "bot"], seed=11)
     page = claim(context, join_urls(created)["ann"])
-    page.locator("#status", has_text="waiting for players: bot").wait_for()
+    page.locator("#status", has_text="waiting for players").wait_for()
+    page.locator("#status", has_text="still to join: bot").wait_for()
     assert page.locator("#countdown").count() == 0  # no clock runs yet
     assert page.locator("#send").is_disabled()
     page.fill("#text", "I will send no workers.")
@@ -250,3 +254,21 @@ def test_screenshots_of_the_invitation_and_seat_pages(
     page.set_viewport_size({"width": 1280, "height": 800})
     type_command(page, str(move(client.state(created.match_id, token).view, "ann", random.Random(4))))
     shoot(page, f"seat-{game}")
+
+
+def test_a_deadline_that_passes_moves_the_seat_page_on_by_itself(context: Any, server: ServerThread) -> None:
+    """Ann never submits: the match clock (a ManualClock) is moved past her base time and her reserve, the
+    server's ticker applies the deadline (in Cookoff, running out of reserve loses) and the page follows
+    without a reload, down to the result."""
+    client = server.client()
+    created = client.create("cookoff", ["ann", "bot"], seed=11)
+    page = claim(context, join_urls(created)["ann"])
+    assert seat_bots(client, created, ["bot"]).act()
+    page.locator("#status", has_text="still awaited: ann").wait_for()
+    left = float(str(page.locator("#countdown").get_attribute("data-seconds")))
+    reserve = client.state(created.match_id, cookie_token(context)).view["players"]["ann"]["reserve"]
+    assert isinstance(server.settings.clock, ManualClock)
+    server.settings.clock.advance(left + reserve + 1)
+    page.locator("#status", has_text="the match is over").wait_for()
+    assert page.locator("#status .results li").all_text_contents() == ["1. bot, score 0", "2. ann (you), score 0"]
+    assert page.locator("#submissions li").count() == 0
