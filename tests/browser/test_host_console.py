@@ -108,7 +108,7 @@ def test_the_host_pauses_resumes_extends_and_rolls_back_and_the_seat_page_shows_
     assert "pause: ann's connection is down (retracted by a rollback)" in history
     assert "rolled back to version" in history
 
-    console.locator("tr", has_text="bot").locator("button").click()
+    console.locator('form:has(input[name=seat][value="bot"]) button').click()  # a new invitation for bot
     link = console.locator("#invitation-link")
     link.wait_for()
     shoot(console, "console")

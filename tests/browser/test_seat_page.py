@@ -166,10 +166,12 @@ def test_a_last_gathering_seat_places_a_tile_from_the_page(context: Any, server:
     before = tiles.count()
     answer = send(page, text)
     receipt = answer.split("receipt: version ")[1].split(",")[0]
-    placed = page.locator("#submissions li", has_text=text.split(";")[0])
+    placed = page.locator("#submissions li", has_text=f"receipt: version {receipt},")
     placed.wait_for()
+    assert text in str(placed.text_content())
     page.locator('#picture g.board[data-player="ann"] g.pending').wait_for()  # sealed: shown to its seat only
-    assert f"receipt: version {receipt}" in str(placed.text_content())
+    chain_head = answer.rsplit(", ", 1)[1].rstrip(")")
+    assert chain_head in str(placed.text_content())  # the receipt the submit answered, whole
     while bots.act():  # the others end the step: the placement resolves and the board shows the tile
         pass
     wait_version(page, client.state(match_id, token).version)
