@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pictures.seat import SITE_CSS
+from pictures.seat import REFERRER, SITE_CSS
 
 ACTIONS = (  # (action, its button, whether it takes seconds)
     ("pause", "pause", False),
@@ -76,13 +76,16 @@ def audit_html(entries: Sequence[Mapping[str, Any]]) -> str:
     return "<ol>" + "".join(items) + "</ol>"
 
 
+RETRACTED = ' class="retracted"'
+
+
 def history_html(rows: Sequence[Mapping[str, Any]]) -> str:
     items = "".join(
-        f"<tr><td>{int(row['version'])}</td><td>{escape(str(row['kind']))}</td><td>{escape(str(row['words']))}</td>"
-        f"<td>{'retracted' if row['retracted'] else ''}</td></tr>"
+        f"<tr{RETRACTED if row['retracted'] else ''}><td>{int(row['version'])}</td>"
+        f"<td>{escape(str(row['kind']))}</td><td>{escape(str(row['words']))}</td></tr>"
         for row in rows
     )
-    return "<table><tr><th>v</th><th>record</th><th>what</th><th></th></tr>" + items + "</table>"
+    return "<table><tr><th>v</th><th>record</th><th>what</th></tr>" + items + "</table>"
 
 
 def console_html(data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, said: str = "") -> str:
@@ -90,10 +93,13 @@ def console_html(data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, sa
     state = "paused" if data["paused"] else ("over" if data["finished"] else "running")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title><style>{SITE_CSS}
+{REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}
+main {{ max-width: 70em; }}
 form.act {{ display: flex; flex-wrap: wrap; gap: .4em; align-items: center; margin: 0 0 .5em; }}
 form.act input[type=text] {{ flex: 1 1 12em; width: auto; }} form.act input[type=number] {{ width: 7em; }}
-form.act button {{ margin: 0; }}</style></head>
+form.act button, td button {{ margin: 0; }} tr.retracted td {{ color: #777; }}
+@media (max-width: 760px) {{ form.act {{ padding-bottom: .6em; border-bottom: 1px solid #eee; }}
+  form.act input[type=text] {{ flex-basis: 100%; }} }}</style></head>
 <body data-version="{int(data["version"])}"><main>
 <h1>Host console</h1>
 <p class="about">{escape(str(data["game"]))} match

@@ -16,15 +16,24 @@ from pictures.page import script_json
 
 SITE_CSS = """
 body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #fbfaf7; }
-main { max-width: 1200px; margin: 0 auto; padding: .8em 1em 2em; }
+main { max-width: 1500px; margin: 0 auto; padding: .8em 1em 2em; }
+main.narrow { max-width: 46em; }
 h1 { font-size: 1.35em; margin: .2em 0 .1em; }
 h2 { font-size: 1em; margin: 0 0 .5em; color: #5a4632; text-transform: uppercase; letter-spacing: .06em; }
 section { background: #fff; border: 1px solid #e3ddd0; border-radius: 6px; padding: .7em .9em; margin: 0 0 1em;
   overflow-x: auto; }
 .about { color: #555; margin: 0 0 .8em; overflow-wrap: anywhere; }
-.grid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1em; }
-@media (max-width: 760px) { .grid { grid-template-columns: minmax(0, 1fr); } }
-#picture svg { width: 100%; height: auto; max-height: 75vh; }
+.grid { display: grid; grid-template-columns: minmax(0, 1fr) minmax(18em, 26em); gap: 1em; }
+#picture { overflow-x: auto; }
+#picture svg { display: block; width: 100%; height: auto; }
+.pan { display: none; }
+@media (max-width: 760px) {
+  .grid { grid-template-columns: minmax(0, 1fr); }
+  #picture svg { width: max(100%, 720px); }  /* readable: the section scrolls sideways */
+  .pan { display: block; }
+}
+.hash { font-size: .85em; color: #555; }
+ul.results { list-style: none; padding-left: 0; }
 .clock { font-size: 1.6em; font-weight: 700; font-variant-numeric: tabular-nums; }
 .note { color: #555; font-size: .92em; }
 .warn { background: #fff0c8; color: #7a5200; padding: .4em .6em; border-radius: 4px; }
@@ -42,6 +51,12 @@ table { border-collapse: collapse; width: 100%; }
 td, th { text-align: left; border-bottom: 1px solid #eee; padding: .3em .4em; vertical-align: top; }
 a { color: #1f5fa8; }
 """
+
+
+# The site's header says no-referrer, under which a browser sends `Origin: null` with a form's POST, and the
+# Site refuses a POST whose Origin is not its own: the pages with forms send their referrer to their own
+# origin only (an invitation link still never leaves in a Referer to another site).
+REFERRER = '<meta name="referrer" content="same-origin">'
 
 
 def clock_text(seconds: float | None) -> str:
@@ -65,8 +80,9 @@ def status_html(data: Mapping[str, Any]) -> str:
     elif data["finished"]:
         parts.append('<p class="good">the match is over</p>')
     elif data["waiting"]:
+        said = "" if "waiting for players" in str(data["phase"]) else "waiting for players: "  # said once
         parts.append(
-            f'<p class="warn">waiting for players: {names(data["unseated"])} '
+            f'<p class="warn">{said}still to join: {names(data["unseated"])} '
             "(no clock runs until every seat is filled)</p>"
         )
     elif data["paused"]:
@@ -81,8 +97,18 @@ def status_html(data: Mapping[str, Any]) -> str:
     if not data["finished"] and not data["waiting"]:
         parts.append(f'<p class="note">still awaited: {names(data["awaiting"])}</p>')
     if data.get("results"):
-        parts.append(f'<p class="note">result: {escape(str(data["results"]))}</p>')
+        parts.append(results_html(data["results"], str(data["seat"])))
     return "".join(parts)
+
+
+def results_html(rows: Any, seat: str) -> str:
+    """The places of a finished match, best first, the seat's own marked."""
+    items = []
+    for row in rows:
+        you = " (you)" if row["player"] == seat else ""
+        score = f", score {escape(str(row['score']))}" if row.get("score") is not None else ""
+        items.append(f"<li>{int(row['rank'])}. {escape(str(row['player']))}{you}{score}</li>")
+    return f'<p class="note">result:</p><ul class="results">{"".join(items)}</ul>'
 
 
 def turn_html(data: Mapping[str, Any]) -> str:
@@ -97,6 +123,11 @@ def turn_html(data: Mapping[str, Any]) -> str:
     return f"<p>your turn: send one of</p><ul>{forms}</ul>{said}"
 
 
+def _grouped(digest: str) -> str:
+    """A receipt's hash, escaped, that wraps between groups of 16 characters rather than anywhere."""
+    return "<wbr>".join(escape(digest[i : i + 16]) for i in range(0, len(digest), 16))
+
+
 def submissions_html(rows: Any) -> str:
     if not rows:
         return '<p class="note">none yet</p>'
@@ -106,7 +137,7 @@ def submissions_html(rows: Any) -> str:
         items.append(
             f"<li>v{int(row['version'])}: <code>{escape(str(row['text']))}</code>{struck}"
             f'<br><span class="note">receipt: version {int(row["receipt_version"])}, '
-            f"<code>{escape(str(row['receipt_hash']))}</code></span></li>"
+            f'<code class="hash">{_grouped(str(row["receipt_hash"]))}</code></span></li>'
         )
     return "<ol>" + "".join(reversed(items)) + "</ol>"
 
@@ -199,14 +230,15 @@ def seat_html(
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
+{REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
 <body data-version="{int(data["version"])}" data-can-act="{str(bool(data["can_act"])).lower()}">
 <main>
 <h1>{escape(str(data["seat"]))} · {escape(str(data["game"]))}</h1>
 <p class="about">match <a href="{escape(urls["spectate"])}">{escape(str(data["match_id"]))}</a> ·
 players {names(data["players"])} · live: <span id="live-state">connecting</span></p>
 <div class="grid">
-<div><section><h2>Your view</h2><div id="picture">{drawn["picture"]}</div></section></div>
+<div><section><h2>Your view</h2><p class="note pan">the picture scrolls sideways</p>
+<div id="picture">{drawn["picture"]}</div></section></div>
 <div>
 <section><h2>Now</h2><div id="status">{drawn["status"]}</div></section>
 <section><h2>Your move</h2><div id="turn">{drawn["turn"]}</div>
@@ -234,6 +266,6 @@ def plain_page(title: str, body: str) -> str:
     """A small page of the site (a sign-in form, an invitation): `body` is HTML the caller escaped."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
-<body><main><h1>{escape(title)}</h1>{body}</main></body></html>
+{REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
+<body><main class="narrow"><h1>{escape(title)}</h1>{body}</main></body></html>
 """

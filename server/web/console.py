@@ -88,7 +88,7 @@ class HostConsole:
                 {
                     "version": version,
                     "kind": record["kind"],
-                    "words": describe(record["kind"], (record.get("event") or {}).get("type", ""), record, retracted),
+                    "words": _words(record, retracted),
                     "retracted": retracted,
                 }
                 for version, record, retracted in reversed(history)
@@ -143,6 +143,22 @@ class HostConsole:
             f"the player, it is shown only now:</span><br><code id='invitation-link'>{escape(link)}</code>"
         )
         return await self.page(request, said)
+
+
+def _words(record: dict[str, Any], retracted: bool) -> str:
+    """A version of the history in plain words: the host's own records say what was done and why."""
+    kind, reason = record.get("kind", ""), str(record.get("reason") or "")
+    if kind == "host":
+        action = str(record.get("action", ""))
+        seconds = record.get("seconds")
+        words = action + (f" by {float(seconds):g} s" if action == "extend" and seconds is not None else "")
+    elif kind == "rollback":
+        words = f"rolled back to version {record.get('to')}"
+    elif kind == "invited":
+        words, reason = f"a new invitation for {record.get('player', 'a seat')}", ""
+    else:
+        return describe(kind, (record.get("event") or {}).get("type", ""), record, retracted)
+    return words + (f": {reason}" if reason else "") + (" (retracted by a rollback)" if retracted else "")
 
 
 def _number(fields: dict[str, str], name: str) -> int:

@@ -55,6 +55,17 @@ def _svg(view: SeatView) -> str:
     return render_svg(view.state.game, view.state.view)
 
 
+def _ranks(view: SeatView) -> list[dict[str, Any]] | None:
+    """The finished match's places, best first ({"results": [{"player", "rank", "score"}]}, engine/contract.py)."""
+    if not view.state.status.finished or not view.state.results:
+        return None
+    rows = [r for r in view.state.results.get("results") or [] if isinstance(r, dict) and "rank" in r]
+    return sorted(
+        ({"player": str(r.get("player")), "rank": int(r["rank"]), "score": r.get("score")} for r in rows),
+        key=lambda r: (r["rank"], r["player"]),
+    )
+
+
 def seat_data(view: SeatView, svg: str) -> dict[str, Any]:
     status = view.state.status
     return {
@@ -76,7 +87,7 @@ def seat_data(view: SeatView, svg: str) -> dict[str, Any]:
         "example": view.example,
         "ends_early": view.ends_early,
         "can_act": view.turn_version is not None,
-        "results": view.state.results.get("ranks") if view.state.results else None,
+        "results": _ranks(view),
         "submissions": [
             {
                 "version": s.version,
