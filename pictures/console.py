@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pictures.seat import REFERRER, SITE_CSS
+from pictures.seat import SITE_CSS
 
 ACTIONS = (  # (action, its button, whether it takes seconds)
     ("pause", "pause", False),
@@ -93,7 +93,7 @@ def console_html(data: Mapping[str, Any], urls: Mapping[str, str], csrf: str, sa
     state = "paused" if data["paused"] else ("over" if data["finished"] else "running")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-{REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}
+<title>{escape(title)}</title><style>{SITE_CSS}
 main {{ max-width: 70em; }}
 form.act {{ display: flex; flex-wrap: wrap; gap: .4em; align-items: center; margin: 0 0 .5em; }}
 form.act input[type=text] {{ flex: 1 1 12em; width: auto; }} form.act input[type=number] {{ width: 7em; }}

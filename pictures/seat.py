@@ -53,12 +53,6 @@ a { color: #1f5fa8; }
 """
 
 
-# The site's header says no-referrer, under which a browser sends `Origin: null` with a form's POST, and the
-# Site refuses a POST whose Origin is not its own: the pages with forms send their referrer to their own
-# origin only (an invitation link still never leaves in a Referer to another site).
-REFERRER = '<meta name="referrer" content="same-origin">'
-
-
 def clock_text(seconds: float | None) -> str:
     if seconds is None:
         return ""
@@ -230,7 +224,7 @@ def seat_html(
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-{REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
+<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
 <body data-version="{int(data["version"])}" data-can-act="{str(bool(data["can_act"])).lower()}">
 <main>
 <h1>{escape(str(data["seat"]))} · {escape(str(data["game"]))}</h1>
@@ -266,6 +260,6 @@ def plain_page(title: str, body: str) -> str:
     """A small page of the site (a sign-in form, an invitation): `body` is HTML the caller escaped."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-{REFERRER}<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
+<title>{escape(title)}</title><style>{SITE_CSS}</style></head>
 <body><main class="narrow"><h1>{escape(title)}</h1>{body}</main></body></html>
 """

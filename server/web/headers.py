@@ -5,7 +5,9 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
     "connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",  # an invitation link in the address bar never leaves in a Referer
+    # same-origin: an invitation link in the address bar never leaves in a Referer to another site, and the
+    # browser still sends this origin (not "null") with the pages' own POSTs, which the Site requires.
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
