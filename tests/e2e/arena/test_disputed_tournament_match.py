@@ -73,13 +73,11 @@ def test_a_tournament_match_corrected_by_dispute_changes_the_standings_and_verif
         apb.VerifyTournamentRequest(tournament_id=made.tournament_id), metadata=auth(None)
     )
     assert verified.ok, verified.problem
+    again = arena.matches.FileDispute(  # filing is open to its seats still; correcting it is not
+        pb.FileDisputeRequest(match_id=match.match_id, at_version=round_two, text="and again"),
+        metadata=auth(keys["ann"]),
+    )
+    late = pb.DecideDisputeRequest(dispute_id=again.dispute_id, decision="correct", reason="x")
     with pytest.raises(grpc.RpcError) as over:  # once it is over, a tournament match is voided, not corrected
-        again = arena.matches.FileDispute(
-            pb.FileDisputeRequest(match_id=match.match_id, at_version=round_two, text="and again"),
-            metadata=auth(keys["ann"]),
-        )
-        arena.matches.DecideDispute(
-            pb.DecideDisputeRequest(dispute_id=again.dispute_id, decision="correct", reason="x"),
-            metadata=auth(arena.admin),
-        )
+        arena.matches.DecideDispute(late, metadata=auth(arena.admin))
     assert over.value.code() == grpc.StatusCode.FAILED_PRECONDITION
