@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from pictures.disputes import disputes_list_html
 from pictures.seat import SITE_CSS
 
 ACTIONS = (  # (action, its button, whether it takes seconds)
@@ -108,6 +109,8 @@ form.act button, td button {{ margin: 0; }} tr.retracted td {{ color: #777; }}
 <p id="answer" aria-live="polite">{said}</p>
 <section><h2>Seats</h2>{seats_html(data["seats"], urls["invite"], csrf)}</section>
 <section><h2>Actions</h2>{actions_html(urls["act"], csrf, int(data["version"]))}</section>
+<section><h2>Disputes</h2>
+<div id="disputes">{disputes_list_html(data.get("disputes", []), urls["disputes"])}</div></section>
 <section><h2>Audit</h2><div id="audit">{audit_html(data["audit"])}</div></section>
 <section><h2>History</h2><div id="history">{history_html(data["history"])}</div></section>
 </main></body></html>

@@ -12,12 +12,16 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from pictures.disputes import dispute_form_html, seat_disputes_html
 from pictures.page import script_json
 
 SITE_CSS = """
 body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #fbfaf7; }
 main { max-width: 1500px; margin: 0 auto; padding: .8em 1em 2em; }
 main.narrow { max-width: 46em; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85em; margin: .3em 0; }
+table.what-if { table-layout: fixed; } table.what-if td { width: 50%; }
+@media (max-width: 760px) { table.what-if td { display: block; width: auto; } }
 h1 { font-size: 1.35em; margin: .2em 0 .1em; }
 h2 { font-size: 1em; margin: 0 0 .5em; color: #5a4632; text-transform: uppercase; letter-spacing: .06em; }
 section { background: #fff; border: 1px solid #e3ddd0; border-radius: 6px; padding: .7em .9em; margin: 0 0 1em;
@@ -141,6 +145,7 @@ def seat_sections(data: Mapping[str, Any]) -> dict[str, str]:
         "status": status_html(data),
         "turn": turn_html(data),
         "submissions": submissions_html(data["submissions"]),
+        "disputes": seat_disputes_html(data),
         "picture": str(data["svg"]),  # drawn by pictures/ from the view: its text is escaped there
     }
 
@@ -244,6 +249,8 @@ players {names(data["players"])} · live: <span id="live-state">connecting</span
 {early}
 <p id="answer" aria-live="polite">{escape(said)}</p></section>
 <section><h2>Your submissions</h2><div id="submissions">{drawn["submissions"]}</div></section>
+<section><h2>Disputes</h2><div id="disputes">{drawn["disputes"]}</div>
+{dispute_form_html(data.get("resolutions", []), urls["dispute"], csrf)}</section>
 </div></div>
 </main>
 <script>
@@ -256,10 +263,11 @@ const EVENTS_URL = {script_json(urls["events"])}, CHECK_URL = {script_json(urls[
 """
 
 
-def plain_page(title: str, body: str) -> str:
-    """A small page of the site (a sign-in form, an invitation): `body` is HTML the caller escaped."""
+def plain_page(title: str, body: str, wide: bool = False) -> str:
+    """A small page of the site (a sign-in form, an invitation; `wide`: a dispute's review): `body` is HTML
+    the caller escaped."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title><style>{SITE_CSS}</style></head>
-<body><main class="narrow"><h1>{escape(title)}</h1>{body}</main></body></html>
+<body><main{"" if wide else ' class="narrow"'}><h1>{escape(title)}</h1>{body}</main></body></html>
 """

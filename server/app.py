@@ -42,6 +42,7 @@ from server.startup import (
 from server.store import EventStore
 from server.streams import StreamLimits
 from server.web.console import HostConsole
+from server.web.console_disputes import DisputeConsole
 from server.web.front import FrontDoor
 from server.web.live import MatchPages
 from server.web.seat import SeatPages
@@ -282,6 +283,7 @@ async def start_server(settings: Settings) -> Running:
         MatchPages(matches, running.http)
         SeatPages(matches, running.http)
         HostConsole(matches, running.http)
+        DisputeConsole(matches, running.http)
         TournamentPages(arena, running.http)
         ArenaFront(arena, FrontDoor(matches, running.http))
         try:

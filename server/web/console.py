@@ -38,6 +38,7 @@ def console_urls(match_id: uuid.UUID) -> dict[str, str]:
         "invite": f"{base}/invite",
         "signin": f"{base}/signin",
         "spectate": f"/matches/{match_id}",
+        "disputes": f"{base}/disputes",
     }
 
 
@@ -84,6 +85,7 @@ class HostConsole:
             "finished": state.status.finished,
             "seats": [{"seat": s.seat, "claimed": s.claimed, "invitation_open": s.invitation_open} for s in seats],
             "audit": list(reversed(audit)),
+            "disputes": [d.as_json() for d in await self.matches.disputes.listed(match_id, token)],
             "history": [
                 {
                     "version": version,

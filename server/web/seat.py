@@ -45,6 +45,7 @@ def seat_urls(match_id: uuid.UUID) -> dict[str, str]:
         "check": f"{base}/check",
         "submit": f"{base}/submit",
         "signin": f"{base}/signin",
+        "dispute": f"{base}/dispute",
         "spectate": f"/matches/{match_id}",
     }
 
@@ -99,6 +100,9 @@ def seat_data(view: SeatView, svg: str) -> dict[str, Any]:
             for s in view.submissions
         ],
         "svg": svg,
+        "resolutions": [list(r) for r in view.resolutions],
+        "disputes": list(view.disputes),
+        "asked_again": list(view.asked_again),
     }
 
 
@@ -113,6 +117,7 @@ class SeatPages:
         site.get("/seat/{match_id}/events", self.events)
         site.post("/seat/{match_id}/check", self.check)
         site.post("/seat/{match_id}/submit", self.submit)
+        site.post("/seat/{match_id}/dispute", self.dispute)
 
     # --- invitations -----------------------------------------------------------------------------
 
@@ -243,3 +248,17 @@ class SeatPages:
         if wants_json:
             return web.json_response({"ok": True, "message": message, "version": done.version})
         raise web.HTTPSeeOther(sessions.path_of(SEAT, match_id))
+
+    async def dispute(self, request: web.Request) -> web.Response:
+        """File a dispute against a resolution the seat saw (the page's form)."""
+        match_id = sessions.match_id_of(request)
+        token, fields = await sessions.posted(request, SEAT)
+        try:
+            at = int(fields.get("at_version", ""))
+        except ValueError:
+            raise refuse(400, "at_version must be the version of a resolution") from None
+        try:
+            filed = await self.matches.disputes.file(match_id, token, at, fields.get("text", ""))
+        except REFUSALS as exc:
+            return await self.page(request, said=str(exc), status=status_of(exc))
+        return await self.page(request, said=f"dispute {filed.dispute.id} filed: the host will review it")
