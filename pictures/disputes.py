@@ -104,6 +104,12 @@ def review_html(review: Mapping[str, Any], urls: Mapping[str, str], csrf: str, t
         f'<span class="note">receipt <code>{escape(str(i["receipt"]["chain_head"]))}</code></span></li>'
         for i in review["inputs"]
     )
+    changes = "".join(
+        f"<tr><td><strong>{escape(str(name))}</strong></td><td>"
+        + ("<br>".join(escape(str(line)) for line in lines) or '<span class="note">no change</span>')
+        + "</td></tr>"
+        for name, lines in (review.get("changes") or {}).items()
+    )
     same = "the same" if again["same"] else "differently: " + "; ".join(map(str, again["differences"]))
     open_forms = ""
     if dispute["state"] == "open":
@@ -114,7 +120,9 @@ def review_html(review: Mapping[str, Any], urls: Mapping[str, str], csrf: str, t
         )
         open_forms = (
             f'<section><h2>Try a correction</h2><form method="post" action="{escape(urls["try"])}">{hidden}'
-            f'{replace}<label><input type="checkbox" name="forward" value="1"> play the rest on</label>'
+            f'{replace}<label>rules version <input type="text" name="rules_version" size="4" '
+            'aria-label="rules version"></label>'
+            '<label><input type="checkbox" name="forward" value="1"> play the rest on</label>'
             '<button id="dispute-try">try it (nothing is written)</button></form>'
             f"{tried_html(tried) if tried else ''}</section>"
             f'<section><h2>Decide</h2><form method="post" action="{escape(urls["decide"])}" class="act">{hidden}'
@@ -132,5 +140,6 @@ def review_html(review: Mapping[str, Any], urls: Mapping[str, str], csrf: str, t
         f"<section><h2>The ruling at version {int(resolution['version'])}</h2>"
         f"<p>{escape(str(resolution['phase']))}; its inputs from version {int(resolution['phase_from'])}</p>"
         f"<ul>{inputs}</ul><ol>{''.join(trace)}</ol>"
+        f'<p>each view, just before and just after (what changed):</p><table id="view-changes">{changes}</table>'
         f"<p>decided again under rules {escape(str(again['rules_version']))}: {escape(same)}</p></section>" + open_forms
     )

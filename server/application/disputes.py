@@ -108,6 +108,10 @@ class DisputeRoom(CommandRoom):
                 name: {"before": live.game.view(before, seen_as), "after": live.game.view(after, seen_as)}
                 for name, seen_as in viewers.items()
             },
+            "changes": {  # each viewer's view, before and after side by side: what the resolution changed
+                name: replay.view_changes(live.game.view(before, seen_as), live.game.view(after, seen_as))
+                for name, seen_as in viewers.items()
+            },
             "redecided": {
                 "rules_version": current,
                 "recorded_rules_version": live.game.rules_version,

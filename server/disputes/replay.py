@@ -240,6 +240,11 @@ def differences(actual: Mapping[str, Any], tried: Mapping[str, Any]) -> list[str
     return out
 
 
+def view_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """What differs between two views of one viewer, key by key (down to three levels)."""
+    return _changed("view", dict(before), dict(after), depth=3)
+
+
 def _changed(path: str, old: Any, new: Any, depth: int) -> list[str]:
     """Where two views differ, down to `depth` keys: 'view.players.ann.inventory: {...} → {...}'."""
     if old == new:

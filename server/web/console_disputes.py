@@ -72,7 +72,11 @@ class DisputeConsole:
         token, fields = await sessions.posted(request, HOST)
         try:
             tried = await self.matches.disputes.try_correction(
-                dispute_id, token, replacements_of(fields.get("replace", "")), None, fields.get("forward") == "1"
+                dispute_id,
+                token,
+                replacements_of(fields.get("replace", "")),
+                fields.get("rules_version", "").strip() or None,
+                fields.get("forward") == "1",
             )
         except REFUSALS as exc:
             return await self.review(request, said=f"<span class='bad'>{escape(str(exc))}</span>")

@@ -62,6 +62,8 @@ def test_a_player_disputes_the_host_tries_and_corrects_and_the_seat_page_follows
     console.locator("form button").click()
     console.locator("#disputes a", has_text="review").click()
     console.locator("text=decided again under rules").wait_for()
+    changed = str(console.locator("#view-changes").text_content())
+    assert "ann" in changed and "bob" in changed and "spectator" in changed and "inventory" in changed
     console.locator("form:has(#dispute-try) textarea").fill("ann: I will send no workers.")
     console.locator("form:has(#dispute-try) input[name=forward]").check()
     console.click("#dispute-try")

@@ -105,6 +105,7 @@ def test_a_cookoff_judging_disputed_tried_and_corrected_with_reapply_finishes_wi
     assert filed.dispute_id == f"{match_id}.1"
     review = client.review_dispute(filed.dispute_id, host)
     assert review["redecided"]["same"] is True
+    assert set(review["views"]) == {"ann", "bob", "spectator"} and review["changes"]["ann"]
     assert any(rule["id"] == "CK-6" or rule["id"].startswith("CK") for e in review["trace"] for rule in e["rules"])
     ann = next(i for i in review["inputs"] if i["actor"] == "ann")
     removed = ann["text"].removeprefix("I remove the dish on ").rstrip(".").split(", ")
