@@ -35,7 +35,7 @@ def add_parser(add: Any) -> None:
     p.add_argument(
         "--replace", action="append", default=[], metavar="SEAT: TEXT", help="try, correct: a replacement input"
     )
-    p.add_argument("--rules-version", default="", help="try: decide under these rules")
+    p.add_argument("--rules-version", default="", metavar="VERSION", help="try: decide under these rules")
     p.add_argument("--forward", action="store_true", help="try: play the rest of the recorded inputs on too")
     p.add_argument("--reason", default="", help="uphold, correct: why (kept in the match's log)")
     p.add_argument("--reapply", action="store_true", help="correct: re-apply the later inputs that still apply")

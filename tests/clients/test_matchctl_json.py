@@ -51,6 +51,18 @@ STEPS: list[tuple[str, Step]] = [
     ("extend", lambda seen: ["extend", seen["match"], "--seconds", "60"]),
     ("settle", lambda seen: ["settle", seen["match"], "--reason", "the tie goes to ann"]),
     ("end-phase", lambda seen: ["end-phase", seen["mining"], "--reason", "everyone is done"]),  # set-up defaults
+    (  # the host's own dispute of the set-up that end-phase just resolved
+        "dispute",
+        lambda seen: [
+            "dispute",
+            seen["mining"],
+            "--at",
+            str(seen["end-phase"]["version"]),
+            "a check",
+            "--token",
+            seen["admin"],
+        ],
+    ),
     ("fork", lambda seen: ["fork", seen["match"], "--at", str(seen["state"]["version"])]),
     (
         "rollback",
