@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_LINE = 8190  # bytes of the request line, and of each header
 MAX_BODY = 64 * 1024  # bytes of a form or JSON body (a command is at most a few hundred)
+# Seconds a connection may sit without a whole request (a slow head included: aiohttp's keep-alive timer
+# runs from the connection's start and between requests), so idle or trickling clients cannot hold sockets.
+IDLE_TIMEOUT = 10.0
 NO_SUCH_PAGE = "no such page: a match's live page is at /matches/<match id>, the front door at /\n"
 COMPRESSED = ("text/html", "application/json", "text/plain")
 
@@ -93,6 +96,7 @@ class Site:
             max_line_size=MAX_LINE,
             max_field_size=MAX_LINE,
             shutdown_timeout=1.0,
+            keepalive_timeout=IDLE_TIMEOUT,
         )
         await runner.setup()
         self._runner = runner

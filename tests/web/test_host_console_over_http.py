@@ -184,3 +184,12 @@ def test_under_tls_the_session_cookie_is_secure(tmp_path: Path) -> None:
         assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_client_trickling_a_request_head_is_cut_off_and_others_are_served(server: ServerThread) -> None:
+    slow = socket.create_connection(("127.0.0.1", port(server)), timeout=60)
+    slow.sendall(b"GET /matches/x HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # never finished
+    assert get(server, "/")[0] == 200  # everyone else is served meanwhile
+    assert slow.recv(1024) == b""  # the server closed it (IDLE_TIMEOUT), long before the socket's own 60 s
+    slow.close()
