@@ -377,7 +377,8 @@ def _panel(view: dict[str, Any], name: str, player: dict[str, Any], x: int, y: i
         for line in _wrap(items, INVENTORY_CHARS):
             out.append(_text(notes_x + 10, y + SMALL_SIZE, line, SMALL_SIZE, css="inventory"))
             y += LINE - 2
-    if view.get("viewer") == "player" and view.get("you") == name and player.get("pending") is not None:
+    own = view.get("viewer") == "player" and view.get("you") == name
+    if own and player.get("pending") is not None and not view.get("finished"):  # nothing is pending once it is over
         y += 4
         label = "Your sealed submission: " + _pending_text(player.get("pending"))
         for line in _wrap(label.split(", "), INVENTORY_CHARS):

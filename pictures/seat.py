@@ -227,6 +227,20 @@ def seat_html(
         f'{early_hidden}<input type="hidden" name="text" value="end early">'
         '<button class="quiet">end early</button></form>'
     )
+    over = data["finished"] or data["cancelled"]  # no more moves: no command box (the answer of a last post stays)
+    move = (
+        f'<section><h2>Your move</h2><p class="note">the match is over</p><p id="answer">{escape(said)}</p>'
+        '<form id="command" hidden><textarea id="text"></textarea><button id="send" disabled></button></form></section>'
+        if over
+        else f"""<section><h2>Your move</h2><div id="turn">{drawn["turn"]}</div>
+<form id="command" method="post" action="{escape(urls["submit"])}">{hidden}
+<label for="text">command</label>
+<textarea id="text" name="text" rows="3" autocomplete="off" spellcheck="false">{escape(typed)}</textarea>
+<p id="understood" class="note" aria-live="polite"></p>
+<button id="send"{"" if data["can_act"] else " disabled"}>submit</button></form>
+{early}
+<p id="answer" aria-live="polite">{escape(said)}</p></section>"""
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title><style>{SITE_CSS}</style></head>
@@ -240,14 +254,7 @@ players {names(data["players"])} · live: <span id="live-state">connecting</span
 <div id="picture">{drawn["picture"]}</div></section></div>
 <div>
 <section><h2>Now</h2><div id="status">{drawn["status"]}</div></section>
-<section><h2>Your move</h2><div id="turn">{drawn["turn"]}</div>
-<form id="command" method="post" action="{escape(urls["submit"])}">{hidden}
-<label for="text">command</label>
-<textarea id="text" name="text" rows="3" autocomplete="off" spellcheck="false">{escape(typed)}</textarea>
-<p id="understood" class="note" aria-live="polite"></p>
-<button id="send"{"" if data["can_act"] else " disabled"}>submit</button></form>
-{early}
-<p id="answer" aria-live="polite">{escape(said)}</p></section>
+{move}
 <section><h2>Your submissions</h2><div id="submissions">{drawn["submissions"]}</div></section>
 <section><h2>Disputes</h2><div id="disputes">{drawn["disputes"]}</div>
 {dispute_form_html(data.get("resolutions", []), urls["dispute"], csrf)}</section>
