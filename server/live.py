@@ -29,6 +29,7 @@ from server.envelope import Envelope, FromEnvelope, Token
 from server.identities import SEAT_HOLDERS
 from server.records import Record
 
+STATUSES_KEPT = 32  # the statuses of the latest versions asked for (LiveMatch.status)
 # A state is kept after at most SNAPSHOT_EVERY versions, or sooner, after the record that brings the records
 # since the last kept state to SNAPSHOT_BYTES: StateAt decodes and folds at most that much (decoding dominates
 # a fold of long records, such as mining's traced resolutions). Measured by bench/memory.py: a 20k-record
@@ -83,6 +84,9 @@ class LiveMatch:
         # may be replaced, every replacement is a record, so Limits.max_submissions_per_seat_per_phase caps them.
         self.phase_submissions: Counter[str] = Counter()
         self._phase: tuple[str, float | None] | None = None
+        # version -> the Status there: a version's records never change, so neither does its status, and a
+        # move asks for it many times (its streams, the turn rule, the ticker).
+        self._statuses: OrderedDict[int, Status] = OrderedDict()
 
     @staticmethod
     def from_records(
@@ -176,11 +180,20 @@ class LiveMatch:
         return bool(self.cancelled_at) and (version is None or version >= self.cancelled_at)
 
     def status(self, version: int | None = None) -> Status:
+        at = self.version if version is None else version
+        known = self._statuses.get(at)
+        if known is not None:
+            return known
         if self.cancelled(version):
-            return Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
-        if self.waiting_at(self.version if version is None else version):
-            return waiting.waiting_status(self)
-        return self.game.status(self._state if version is None else self.state_at(version))
+            found = Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
+        elif self.waiting_at(at):
+            found = waiting.waiting_status(self)
+        else:
+            found = self.game.status(self._state if version is None else self.state_at(version))
+        self._statuses[at] = found
+        if len(self._statuses) > STATUSES_KEPT:
+            self._statuses.popitem(last=False)
+        return found
 
     # --- a match waits for its players (created records since issue 24 carry `waits`) ---------------
 
