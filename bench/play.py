@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import queue
 import tempfile
 import threading
@@ -23,6 +24,10 @@ from bench.procs import load, median_window, percentile, start_server
 
 MOVES_PER_MATCH = 6
 DURATION = 3600  # seconds a duel round lasts: no deadline falls while the bench runs
+
+
+# Play streams with PlayStart.bundle (one message per pass); BENCH_UNBUNDLED=1 measures one message each.
+BUNDLE = not os.environ.get("BENCH_UNBUNDLED")
 
 
 class Seats:
@@ -50,7 +55,7 @@ class Seats:
         self.sessions = []  # the last duel's streams ended with it
         self.match_id = match_id
         for token in (ann, bob):
-            session = PlaySession(self.client, match_id, token)
+            session = PlaySession(self.client, match_id, token, bundle=BUNDLE)
             self.sessions.append(session)
             threading.Thread(target=self._read, args=(session,), daemon=True).start()
 

@@ -274,7 +274,9 @@ class SeatBridge:
         stopped. Raises grpc.RpcError for a refusal that does not pass (e.g. UNAUTHENTICATED)."""
         version, failures = 0, 0
         while not self.stopping.is_set():
-            session = PlaySession(self.client, self.match_id, self.token, player=self.seat, from_version=version)
+            session = PlaySession(
+                self.client, self.match_id, self.token, player=self.seat, from_version=version, bundle=True
+            )
             self.session = session
             if self.stopping.is_set():
                 session.close()

@@ -296,6 +296,16 @@ def play_update(update: bytes) -> bytes:
     return _UPDATE_TAG + _varint(len(update)) + update
 
 
+_BUNDLE_TAG = bytes([(5 << 3) | 2])  # PlayResponse.bundle: field 5, length-delimited
+_ITEM_TAG = bytes([(1 << 3) | 2])  # Bundle.items: field 1, length-delimited
+
+
+def play_bundle(items: list[bytes]) -> bytes:
+    """Serialized PlayResponses as one serialized PlayResponse carrying them as a Bundle, in order."""
+    body = b"".join(_ITEM_TAG + _varint(len(item)) + item for item in items)
+    return _BUNDLE_TAG + _varint(len(body)) + body
+
+
 def _varint(n: int) -> bytes:
     out = bytearray()
     while True:

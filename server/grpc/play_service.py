@@ -28,6 +28,7 @@ from server.fanout import WriteWatch, first_of
 from server.grpc import convert
 from server.grpc.plumbing import MalformedRequest, abort_for, bearer_token, end_stream, request_tag, status_code_for
 from server.limits import check_command_text, check_seat_name, cut
+from server.live import LiveMatch
 from server.matches import Matches
 from server.records import token_hash
 from server.repository import parse_id
@@ -49,6 +50,10 @@ class PlayStream:
         self.arrived: asyncio.Future[None] | None = None
         self.turn_sent: int | None = None  # the turn this stream last sent (one Turn per decision point)
         self.watch = WriteWatch(matches.streams.limits.write_timeout)
+        # PlayStart.bundle: what a pass has for the seat is kept here and written as one Bundle before the
+        # stream waits (or ends), instead of one message each.
+        self.bundle = False
+        self.pending: list[bytes] = []
 
     async def run(self, requests: AsyncIterator[Any]) -> None:
         context = self.context
@@ -67,6 +72,7 @@ class PlayStream:
                 raise PermissionDenied(f"this credential is {viewer.player}'s; a player can act only as themself")
             if start.from_version < 0:
                 raise BadRequest("from_version must be 0 or more")
+            self.bundle = start.bundle
             credential = token_hash(token) if token else None
             stream = self.matches.streams.open(match_id, credential, peer_address(context.peer()), placed=True)
         except Exception as exc:
@@ -99,7 +105,7 @@ class PlayStream:
     ) -> tuple[StreamEnd, int] | None:
         """Send until the match ends (None: the stream closes with OK) or the stream is ended on purpose."""
         seat = str(viewer.player)
-        limits, updates = self.matches.streams.limits, self.matches.streams.updates
+        limits = self.matches.streams.limits
         stream.sent = sent
         taking = True
         checked = -1  # the version the credential was last checked at: a revocation is a record
@@ -114,28 +120,28 @@ class PlayStream:
                 except (Unauthenticated, PermissionDenied) as exc:
                     return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
                 checked = live.version
-            last = live.version
-            for version in range(sent + 1, last + 1):
-                if stream.ending.done():
-                    break
-                key = (live.id, viewer, version, last)  # Subscribe's update, shared with its streams
-                update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
-                if not await self._write(convert.play_update(update), limits.write_timeout):
-                    return _slow(version, sent, limits.write_timeout), sent
-                sent = stream.sent = version
+            passed = sent  # the last version the client has whole: a Bundle it does not take is not resumed past
+            sent, slow = await self._updates(live, viewer, stream, sent)
+            if slow:
+                return _slow(sent + 1, sent, limits.write_timeout), sent
             if stream.ending.done():
+                await self._flush()
                 return stream.ending.result(), sent
             status = live.status()
             if status.finished:
                 ended = convert.ended_response(live.version, status, visible_results(live, live.version))
-                await self.context.write(ended)
+                await self._send(ended.SerializeToString())
+                await self._flush()
                 return None
             turn = turn_view(live, seat, self.matches.clock.now(), shown=self.turn_sent)
             if turn is not None:
                 self.turn_sent = turn.version
-                await self.context.write(convert.turn_response(turn))
+                await self._send(convert.turn_response(turn).SerializeToString())
+            if not await self._flush():
+                stream.sent = passed
+                return _slow(passed + 1, passed, limits.write_timeout), passed
             age_left = stream.opened_at + limits.max_age - time.monotonic()
-            if age_left <= 0:
+            if age_left <= 0:  # (nothing is pending: the pass was flushed above)
                 return StreamEnd(
                     f"this stream reached its maximum age of {limits.max_age:g} s (StreamLimits.max_age); "
                     f"play again from version {sent}",
@@ -150,6 +156,20 @@ class PlayStream:
                 taking = False
             elif move is not None:
                 await self._answer(stream.match_id, token, seat, move)
+
+    async def _updates(self, live: LiveMatch, viewer: Viewer, stream: OpenStream, sent: int) -> tuple[int, bool]:
+        """Send every version past `sent` (until the stream is ended on purpose): (the last sent, whether the
+        client was too slow to take one)."""
+        updates, last = self.matches.streams.updates, live.version
+        for version in range(sent + 1, last + 1):
+            if stream.ending.done():
+                break
+            key = (live.id, viewer, version, last)  # Subscribe's update, shared with its streams
+            update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
+            if not await self._send(convert.play_update(update)):
+                return sent, True
+            sent = stream.sent = version
+        return sent, False
 
     async def _next(self, stream: OpenStream, sent: int, wait: float) -> Any:
         """The client's next request, or None once the match moves past `sent` (or `wait` s pass)."""
@@ -193,9 +213,30 @@ class PlayStream:
             code = status_code_for(exc)
             if code is None:
                 raise  # a server bug: the stream ends INTERNAL, as any unmapped error does
-            await self.context.write(convert.move_refused(request_id, code.name, cut(str(exc), self.limits)))
+            await self._send(
+                convert.move_refused(request_id, code.name, cut(str(exc), self.limits)).SerializeToString()
+            )
             return
-        await self.context.write(convert.move_accepted(request_id, accepted))
+        await self._send(convert.move_accepted(request_id, accepted).SerializeToString())  # after the commit
+
+    async def _send(self, message: bytes) -> bool:
+        """A serialized PlayResponse: kept for the pass's Bundle, or written now; False if the client is too
+        slow to take it (StreamLimits.write_timeout)."""
+        if self.bundle:
+            self.pending.append(message)
+            return True
+        return await self._write(message, self.limits_write_timeout)
+
+    async def _flush(self) -> bool:
+        """Write the pass's Bundle, if anything is kept (True when nothing is, or unbundled)."""
+        if not self.pending:
+            return True
+        items, self.pending = self.pending, []
+        return await self._write(convert.play_bundle(items) if len(items) > 1 else items[0], self.limits_write_timeout)
+
+    @property
+    def limits_write_timeout(self) -> float:
+        return self.matches.streams.limits.write_timeout
 
     async def _write(self, message: Any, timeout: float) -> bool:
         """Write one message; False if the client has not taken it within `timeout` s (self.watch, armed with

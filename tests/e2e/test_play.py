@@ -26,8 +26,10 @@ from tests.support.waiting import wait_until
 class Seat:
     """A seat played over Play in a thread: every message kept; each Turn answered by `choose`."""
 
-    def __init__(self, client: MatchClient, match_id: str, token: str, choose: Any, from_version: int = 0) -> None:
-        self.session = PlaySession(client, match_id, token, from_version=from_version)
+    def __init__(
+        self, client: MatchClient, match_id: str, token: str, choose: Any, from_version: int = 0, bundle: bool = False
+    ) -> None:
+        self.session = PlaySession(client, match_id, token, from_version=from_version, bundle=bundle)
         self.messages: list[pb.PlayResponse] = []
         self.choose = choose
         self.error: BaseException | None = None
@@ -57,10 +59,12 @@ class Seat:
         self.thread.join(30)
 
 
-def test_each_seat_gets_one_turn_per_decision_point_and_the_match_ends(server: ServerThread) -> None:
+@pytest.mark.parametrize("bundle", [False, True], ids=["one-by-one", "bundled"])
+def test_each_seat_gets_one_turn_per_decision_point_and_the_match_ends(server: ServerThread, bundle: bool) -> None:
     client = server.client()
     match_id, host, ann, bob = seat_duel(client, seed=4)
-    seats = {name: Seat(client, match_id, token, lambda turn: "pick 2") for name, token in (("ann", ann), ("bob", bob))}
+    pairs = (("ann", ann), ("bob", bob))
+    seats = {name: Seat(client, match_id, token, lambda turn: "pick 2", bundle=bundle) for name, token in pairs}
     try:
         wait_until(lambda: all(seat.done() for seat in seats.values()), "both seats saw the end", 60)
         for name, seat in seats.items():
@@ -342,3 +346,32 @@ def test_kill_9_while_seats_play_over_play_keeps_every_acknowledged_move(tmp_pat
     finally:
         if server.process.poll() is None:
             server.stop()
+
+
+def test_a_bundled_stream_sends_the_same_messages_in_order_in_fewer_grpc_messages(server: ServerThread) -> None:
+    client = server.client()
+    match_id, _, ann, bob = seat_duel(client, seed=4)
+    seats = [Seat(client, match_id, token, lambda turn: "pick 2", bundle=True) for token in (ann, bob)]
+    try:
+        wait_until(lambda: all(seat.done() for seat in seats), "both seats saw the end", 60)
+    finally:
+        for seat in seats:
+            seat.close()
+
+    def replayed(bundle: bool) -> tuple[list[tuple[str, int]], int]:
+        """A finished match from version 0: (each message's kind and version, the gRPC messages received)."""
+        start = pb.PlayStart(match_id=match_id, from_version=0, bundle=bundle)
+        call = client.stub.Play(iter([pb.PlayRequest(start=start)]), metadata=client._auth(ann))
+        received, flat = 0, []
+        for message in call:
+            received += 1
+            for item in message.bundle.items if message.WhichOneof("kind") == "bundle" else [message]:
+                kind = item.WhichOneof("kind")
+                assert kind != "bundle"  # never a bundle inside a bundle
+                flat.append((kind, item.update.event.version if kind == "update" else item.ended.version))
+        return flat, received
+
+    one_by_one, messages = replayed(False)
+    bundled, bundles = replayed(True)
+    assert bundled == one_by_one and messages == len(one_by_one)
+    assert bundles == 1 < messages  # the whole catch-up and its end in one message
