@@ -20,7 +20,7 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from engine.contract import Game, Status
+from engine.contract import Game, Status, Viewer
 from engine.registry import get_game
 from server import envelope, waiting
 from server.batches import Batches, starts_batch
@@ -87,6 +87,7 @@ class LiveMatch:
         # version -> the Status there: a version's records never change, so neither does its status, and a
         # move asks for it many times (its streams, the turn rule, the ticker).
         self._statuses: OrderedDict[int, Status] = OrderedDict()
+        self._views: OrderedDict[tuple[int, Viewer], dict[str, Any]] = OrderedDict()  # (version, viewer) -> view
 
     @staticmethod
     def from_records(
@@ -194,6 +195,18 @@ class LiveMatch:
         if len(self._statuses) > STATUSES_KEPT:
             self._statuses.popitem(last=False)
         return found
+
+    def view_at(self, version: int, viewer: Viewer) -> dict[str, Any]:
+        """The game's view of `version` for `viewer`, kept for the latest few: a move's Updates and its Turn
+        ask for the same one. Shared: a caller must not change it."""
+        key = (version, viewer)
+        known = self._views.get(key)
+        if known is None:
+            state = self._state if version == self.version else self.state_at(version)
+            known = self._views[key] = self.game.view(state, viewer)
+            if len(self._views) > STATUSES_KEPT:
+                self._views.popitem(last=False)
+        return known
 
     # --- a match waits for its players (created records since issue 24 carry `waits`) ---------------
 

@@ -121,9 +121,11 @@ class MatchCommands:
         expected_version: int | None,
         tag: RequestTag | None = None,
         turn_version: int | None = None,
+        with_records: bool = True,
     ) -> Accepted:
         """A player's command. `turn_version` (a Play stream's Move): the turn it was decided on, refused
-        as stale unless that is the seat's turn now (server/turns.py)."""
+        as stale unless that is the seat's turn now (server/turns.py). `with_records=False`: the answer
+        carries no records (a Play stream sends them as Updates anyway), which saves building them."""
         if not token:
             raise Unauthenticated("submitting needs a player's token (authorization metadata)")
 
@@ -166,7 +168,8 @@ class MatchCommands:
             )
             batch = game_records(events, cause(player, typed, text), now)
             written = await self.uow.append(live, tagged(batch, tag, caller))
-            return accepted(live, viewer, written, text=engine_step(lambda: game.format(typed)))
+            shown = written if with_records else []
+            return accepted(live, viewer, shown, text=engine_step(lambda: game.format(typed)))
 
         return await self.uow.write(match_id, act)
 

@@ -360,5 +360,5 @@ def update_bytes(live: LiveMatch, viewer: Viewer, version: int, last: int) -> by
     record = visible_record(live, version, viewer)  # a rollback's target is public: it is in every view
     if version != last:
         return subscribe_update(version, record)
-    view = live.game.view(live.state_at(version), viewer)
+    view = live.view_at(version, viewer)
     return subscribe_update(version, record, view, status_message(live.status(version), live.paused_after(version)))

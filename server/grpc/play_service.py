@@ -207,7 +207,7 @@ class PlayStream:
                 raise BadRequest("a move needs a command: text or typed")
             tag = request_tag(move, self.limits)
             accepted = await self.matches.commands.submit(
-                match_id, token, seat, text, typed, None, tag, turn_version=int(move.turn_version)
+                match_id, token, seat, text, typed, None, tag, turn_version=int(move.turn_version), with_records=False
             )
         except Exception as exc:
             code = status_code_for(exc)
