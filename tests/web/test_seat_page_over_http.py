@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from clients.client import MatchClient
+from tests.clients.matchctl_cli import matchctl
 from tests.support.live_http import port, start
 from tests.support.pages import Person, form_token, join_path
 from tests.support.server import ServerThread
@@ -207,3 +208,17 @@ def test_a_used_invitation_says_so_and_a_seat_token_signs_in(server: ServerThrea
     assert person.post_form(f"/seat/{match_id}/signin", {"token": "mss_wrong"}).status == 403
     assert person.post_form(f"/seat/{match_id}/signin", {"token": token}).status == 303
     assert "<h1>ann · cookoff</h1>" in page_of(person, match_id)
+
+
+def test_matchctl_create_and_invite_print_each_seats_link_beside_its_code(server: ServerThread) -> None:
+    created = matchctl(server, "create", "cookoff", "--players", "ann,bob")
+    assert created.code == 0, created.err
+    match_id = created.out.strip()
+    links = re.findall(r"invitation for (\w+): (\S+)  (http://\S+)", created.err)
+    assert sorted(seat for seat, _, _ in links) == SEATS
+    for seat, code, link in links:
+        assert link == f"http://127.0.0.1:{port(server)}/join/{match_id}/{seat}/{code}"
+        assert Person(server).get(join_path(link)).status == 200
+    invited = matchctl(server, "invite", match_id, "bob")
+    code = invited.out.strip()
+    assert f"the seat's page: http://127.0.0.1:{port(server)}/join/{match_id}/bob/{code}" in invited.err
