@@ -22,14 +22,14 @@ from typing import Any
 
 from engine.contract import Game, Status, Viewer
 from engine.registry import get_game
-from server import envelope, waiting
+from server import envelope
 from server.batches import Batches, starts_batch
 from server.compact import RECORD_OVERHEAD, REQUEST_BYTES, CompactRecords, Header, RequestVersions, deep_size, encode
 from server.envelope import Envelope, FromEnvelope, Token
 from server.identities import SEAT_HOLDERS
 from server.records import Record
+from server.version_facts import VersionFacts
 
-STATUSES_KEPT = 32  # the statuses of the latest versions asked for (LiveMatch.status)
 # A state is kept after at most SNAPSHOT_EVERY versions, or sooner, after the record that brings the records
 # since the last kept state to SNAPSHOT_BYTES: StateAt decodes and folds at most that much (decoding dominates
 # a fold of long records, such as mining's traced resolutions). Measured by bench/memory.py: a 20k-record
@@ -84,10 +84,7 @@ class LiveMatch:
         # may be replaced, every replacement is a record, so Limits.max_submissions_per_seat_per_phase caps them.
         self.phase_submissions: Counter[str] = Counter()
         self._phase: tuple[str, float | None] | None = None
-        # version -> the Status there: a version's records never change, so neither does its status, and a
-        # move asks for it many times (its streams, the turn rule, the ticker).
-        self._statuses: OrderedDict[int, Status] = OrderedDict()
-        self._views: OrderedDict[tuple[int, Viewer], dict[str, Any]] = OrderedDict()  # (version, viewer) -> view
+        self.facts = VersionFacts(self)  # the status and views of the latest versions asked for
 
     @staticmethod
     def from_records(
@@ -181,32 +178,11 @@ class LiveMatch:
         return bool(self.cancelled_at) and (version is None or version >= self.cancelled_at)
 
     def status(self, version: int | None = None) -> Status:
-        at = self.version if version is None else version
-        known = self._statuses.get(at)
-        if known is not None:
-            return known
-        if self.cancelled(version):
-            found = Status(phase="cancelled by the host (no result)", awaiting=frozenset(), finished=True)
-        elif self.waiting_at(at):
-            found = waiting.waiting_status(self)
-        else:
-            found = self.game.status(self._state if version is None else self.state_at(version))
-        self._statuses[at] = found
-        if len(self._statuses) > STATUSES_KEPT:
-            self._statuses.popitem(last=False)
-        return found
+        return self.facts.status(version)
 
     def view_at(self, version: int, viewer: Viewer) -> dict[str, Any]:
-        """The game's view of `version` for `viewer`, kept for the latest few: a move's Updates and its Turn
-        ask for the same one. Shared: a caller must not change it."""
-        key = (version, viewer)
-        known = self._views.get(key)
-        if known is None:
-            state = self._state if version == self.version else self.state_at(version)
-            known = self._views[key] = self.game.view(state, viewer)
-            if len(self._views) > STATUSES_KEPT:
-                self._views.popitem(last=False)
-        return known
+        """The game's view of `version` for `viewer` (kept: shared by those who ask; never change it)."""
+        return self.facts.view(version, viewer)
 
     # --- a match waits for its players (created records since issue 24 carry `waits`) ---------------
 
@@ -245,8 +221,7 @@ class LiveMatch:
         return state
 
     def walk(self, first: int, last: int) -> Iterator[tuple[int, Record, Any]]:
-        """(version, record, the state before it) for each version from `first` to `last`: one running
-        fold from the nearest kept state, whatever the length of the range."""
+        """(version, record, the state before it) from `first` to `last`: one fold from the nearest kept state."""
         first = max(first, 1)
         last = min(last, self.version)
         if first > last:
