@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
 from typing import Any
+
+BUNDLE = not os.environ.get("BENCH_UNBUNDLED")
 
 
 def say(value: dict[str, Any]) -> None:
@@ -109,13 +112,15 @@ async def watch(address: str, match_id: str, count: int) -> None:
     version = 0
 
     async def follow(index: int) -> None:
-        request = pb.SubscribeRequest(match_id=match_id, from_version=version)
+        # SubscribeRequest.bundle (one message per pass; BENCH_UNBUNDLED=1: one message per update)
+        request = pb.SubscribeRequest(match_id=match_id, from_version=version, bundle=BUNDLE)
         stub = pb_grpc.MatchServiceStub(channels[index])
-        async for update in stub.Subscribe(request, metadata=(("authorization", "Spectator"),)):
-            if opened[index].is_set():
-                receipts[index].append((update.event.version, time.time()))
-            else:  # the version before the match's last when it subscribed: the stream is open
-                opened[index].set()
+        async for message in stub.Subscribe(request, metadata=(("authorization", "Spectator"),)):
+            for update in message.updates or [message]:
+                if opened[index].is_set():
+                    receipts[index].append((update.event.version, time.time()))
+                else:  # the version before the match's last when it subscribed: the stream is open
+                    opened[index].set()
 
     state = await pb_grpc.MatchServiceStub(channels[0]).GetState(
         pb.GetStateRequest(match_id=match_id), metadata=(("authorization", "Spectator"),)

@@ -7,6 +7,7 @@ import json
 import os
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -308,12 +309,14 @@ class MatchClient:
         from_version: int = 0,
         resume: bool = True,
         on_resume: Callable[[int, str], None] | None = None,
+        bundle: bool = False,
     ) -> Subscription:
         """Updates after `from_version`. When the server ends the stream in a way that allows it
         (UNAVAILABLE: shutdown, the stream's age, a slow reader, a restart) it is resumed from the
         last version received, with no duplicate and no gap; a stream refused for want of a place
         (RESOURCE_EXHAUSTED) is asked for again, backing off, for up to ten minutes; a revoked credential
-        (UNAUTHENTICATED) raises. `on_resume(version, why)` is told of each resume."""
+        (UNAUTHENTICATED) raises. `on_resume(version, why)` is told of each resume. `bundle`: the server
+        sends each pass's updates as one message (cheaper); they are still yielded one by one."""
         return Subscription(
             self,
             match_id,
@@ -322,6 +325,7 @@ class MatchClient:
             attempts=10 if resume else 0,
             on_resume=on_resume,
             crowded_patience=600.0 if resume else 0.0,
+            bundle=bundle,
         )
 
     def host_action(
@@ -602,8 +606,11 @@ class Subscription:
         wait: float = 60.0,
         on_resume: Callable[[int, str], None] | None = None,
         crowded_patience: float = 600.0,
+        bundle: bool = False,
     ) -> None:
         self.client = client
+        self.bundle = bundle
+        self._bundled: deque[pb.SubscribeResponse] = deque()  # a bundle's updates not yielded yet
         self.match_id = match_id
         self.token = token
         self.from_version = from_version
@@ -632,7 +639,10 @@ class Subscription:
                 if self._cancelled:  # cancel() ran while the call was being opened
                     self._call.cancel()
             try:
-                update: pb.SubscribeResponse = next(self._call)
+                update: pb.SubscribeResponse = self._bundled.popleft() if self._bundled else next(self._call)
+                if update.updates:  # a bundle (SubscribeRequest.bundle): its updates, one at a time
+                    self._bundled.extend(update.updates)
+                    continue
             except grpc.RpcError as exc:
                 if self._is_crowded(exc, crowded_until):
                     crowded += 1
@@ -670,7 +680,7 @@ class Subscription:
         return self.from_version if trailer is None else trailer
 
     def _open(self) -> Any:
-        request = pb.SubscribeRequest(match_id=self.match_id, from_version=self.resume_version())
+        request = pb.SubscribeRequest(match_id=self.match_id, from_version=self.resume_version(), bundle=self.bundle)
         return self.client.stub.Subscribe(request, metadata=self.client._auth(self.token))
 
     def _resume(self, ended: grpc.RpcError, failures: int) -> None:

@@ -300,6 +300,14 @@ _BUNDLE_TAG = bytes([(5 << 3) | 2])  # PlayResponse.bundle: field 5, length-deli
 _ITEM_TAG = bytes([(1 << 3) | 2])  # Bundle.items: field 1, length-delimited
 
 
+_UPDATES_TAG = bytes([(5 << 3) | 2])  # SubscribeResponse.updates: field 5, length-delimited
+
+
+def bundled_updates(updates: list[bytes]) -> bytes:
+    """Serialized Subscribe updates (each shared by its viewer class) as one SubscribeResponse carrying them."""
+    return b"".join(_UPDATES_TAG + _varint(len(update)) + update for update in updates)
+
+
 def play_bundle(items: list[bytes]) -> bytes:
     """Serialized PlayResponses as one serialized PlayResponse carrying them as a Bundle, in order."""
     body = b"".join(_ITEM_TAG + _varint(len(item)) + item for item in items)

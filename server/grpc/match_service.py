@@ -246,13 +246,41 @@ class MatchService(DisputeRpcs):
             await abort_for(exc, context, self.limits)
             return
         try:
-            end, sent = await self._follow(stream, token, viewer, min(request.from_version, live.version), context)
+            start = min(request.from_version, live.version)
+            end, sent = await self._follow(stream, token, viewer, start, context, request.bundle)
         finally:
             registry.close(stream)
         await end_stream(context, end, sent)
 
+    @staticmethod
+    async def _write_update(
+        context: grpc.aio.ServicerContext, stream: OpenStream, update: bytes, timeout: float
+    ) -> bool:
+        """One serialized message; False if the client has not taken it within `timeout` s."""
+        stream.writing = len(update)
+        try:
+            # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream the client
+            # closed while the write completed, leaving a handler that never ends.
+            async with asyncio.timeout(timeout):
+                await context.write(update)  # bytes: the serializer passes them through
+        except TimeoutError:
+            return False
+        except Exception:
+            if context.cancelled():  # the client closed the stream while a write was under way
+                raise asyncio.CancelledError() from None
+            raise
+        finally:
+            stream.writing = 0
+        return True
+
     async def _follow(
-        self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int, context: grpc.aio.ServicerContext
+        self,
+        stream: OpenStream,
+        token: str | None,
+        viewer: Viewer,
+        sent: int,
+        context: grpc.aio.ServicerContext,
+        bundle: bool = False,
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         limits, updates = self.matches.streams.limits, self.matches.streams.updates
@@ -267,30 +295,24 @@ class MatchService(DisputeRpcs):
             except (Unauthenticated, PermissionDenied) as exc:
                 return StreamEnd(f"the credential of this stream was revoked: {exc}", revoked=True), sent
             last = live.version
+            pending: list[bytes] = []  # bundle: this pass's updates, written as one message
             for version in range(sent + 1, last + 1):
                 if stream.ending.done():  # a revoked credential gets not one more update
                     break
                 key = (live.id, viewer, version, last)
                 update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
-                stream.writing = len(update)
-                try:
-                    # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream
-                    # the client closed while the write completed, leaving a handler that never ends.
-                    async with asyncio.timeout(limits.write_timeout):
-                        await context.write(update)  # bytes: the serializer passes them through
-                except TimeoutError:
-                    return StreamEnd(
-                        f"the client did not take update {version} within {limits.write_timeout:g} s "
-                        f"(StreamLimits.write_timeout); subscribe again from version {sent}",
-                        revoked=False,
-                    ), sent
-                except Exception:
-                    if context.cancelled():  # the client closed the stream while a write was under way
-                        raise asyncio.CancelledError() from None
-                    raise
-                finally:
-                    stream.writing = 0
+                if bundle:
+                    pending.append(update)
+                    continue
+                if not await self._write_update(context, stream, update, limits.write_timeout):
+                    return _slow_reader(version, sent, limits.write_timeout), sent
                 sent = stream.sent = version
+            if pending:
+                if not await self._write_update(
+                    context, stream, convert.bundled_updates(pending), limits.write_timeout
+                ):
+                    return _slow_reader(sent + 1, sent, limits.write_timeout), sent
+                sent = stream.sent = sent + len(pending)
             if stream.ending.done():
                 return stream.ending.result(), sent
             age_left = stream.opened_at + limits.max_age - time.monotonic()
@@ -313,3 +335,11 @@ def match_handler(service: MatchService) -> grpc.GenericRpcHandler:
 
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+
+
+def _slow_reader(version: int, sent: int, timeout: float) -> StreamEnd:
+    return StreamEnd(
+        f"the client did not take update {version} within {timeout:g} s "
+        f"(StreamLimits.write_timeout); subscribe again from version {sent}",
+        revoked=False,
+    )
