@@ -110,7 +110,7 @@ def test_buf_breaking_refuses_a_change_that_breaks_v1_clients(tmp_path: Path, na
 
 def test_buf_breaking_lets_new_fields_and_rpcs_through(tmp_path: Path) -> None:
     def add(text: str) -> str:
-        text = text.replace("  int64 from_version = 2;", "  int64 from_version = 2;\n  string resume_token = 3;", 1)
+        text = text.replace("  int64 from_version = 2;", "  int64 from_version = 2;\n  string resume_token = 99;", 1)
         text = text.replace(
             "  rpc Audit(AuditRequest) returns (AuditResponse);\n",
             "  rpc Audit(AuditRequest) returns (AuditResponse);\n  rpc Ping(PingRequest) returns (PingResponse);\n",
