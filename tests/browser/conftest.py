@@ -16,6 +16,7 @@ from clients import cli
 from engine.registry import shipped
 from server.app import Settings
 from server.clock import ManualClock
+from tests.support.live_http import pages_server  # noqa: F401 (the fixture: each test's server serves pages)
 from tests.support.server import ServerThread
 
 GAMES = shipped()

@@ -4,8 +4,6 @@ a leaderboard at 375 and 1280 px wide (var/screenshots/), to be looked at."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +12,7 @@ import pictures
 from tests.browser.conftest import SCREENSHOTS
 from tests.e2e.arena.support import Arena
 from tests.support.duel import seat_duel
-from tests.support.live_http import port, start
+from tests.support.live_http import port
 from tests.support.server import ServerThread
 
 BOTS = ["ann", "bob", "cid"]
@@ -29,13 +27,6 @@ def render_svg(view: dict[str, Any]) -> str:
 @pytest.fixture(autouse=True)
 def duel_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(pictures.RENDERERS, "duel", __name__)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 def playing(arena: Arena, tournament_id: str) -> list[str]:

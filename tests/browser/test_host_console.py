@@ -7,22 +7,14 @@ the host moves it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser.conftest import WAIT_MS
-from tests.support.live_http import port, start
+from tests.support.live_http import port
 from tests.support.seat_pages import claim, join_urls, seat_bots, send, shoot, wait_version
 from tests.support.server import ServerThread
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import json
 import random
 import socket
 import ssl
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +29,6 @@ from tests.support.waiting import wait_until
 PLAYERS = ["p0", "p1", "p2", "p3"]
 
 
-@pytest.fixture
-def live_server(tmp_path: Path) -> Iterator[ServerThread]:
-    server = start(tmp_path)
-    yield server
-    server.stop()
-
-
 def seated(
     server: ServerThread, private: bool = False, client: MatchClient | None = None
 ) -> tuple[str, dict[str, str]]:
@@ -53,14 +45,14 @@ def bot_orders(client: MatchClient, match_id: str, player: str, token: str) -> s
     return text
 
 
-def test_the_live_page_works_under_its_own_content_security_policy(browser: Any, live_server: ServerThread) -> None:
-    match_id, _ = seated(live_server)
+def test_the_live_page_works_under_its_own_content_security_policy(browser: Any, server: ServerThread) -> None:
+    match_id, _ = seated(server)
     context = browser.new_context(viewport={"width": 1400, "height": 900})  # the policy in force
     try:
         strict = context.new_page()
         blocked: list[str] = []
         strict.on("console", lambda message: blocked.append(message.text) if message.type == "error" else None)
-        strict.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+        strict.goto(f"http://127.0.0.1:{port(server)}/matches/{match_id}")
         strict.locator("#live-state", has_text="following").wait_for(timeout=30_000)
         strict.locator("#picture svg").wait_for(timeout=30_000)
         assert not blocked
@@ -68,12 +60,12 @@ def test_the_live_page_works_under_its_own_content_security_policy(browser: Any,
         context.close()
 
 
-def test_the_live_page_shows_a_submission_made_after_it_opened(page: Any, live_server: ServerThread) -> None:
+def test_the_live_page_shows_a_submission_made_after_it_opened(page: Any, server: ServerThread) -> None:
     # One client, connected by the seating before the page opens: a connection opened later, while chromium
     # and the server share two loaded cores, once timed out before the server's first HTTP/2 frame.
-    client = live_server.client()
-    match_id, tokens = seated(live_server, client=client)
-    page.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+    client = server.client()
+    match_id, tokens = seated(server, client=client)
+    page.goto(f"http://127.0.0.1:{port(server)}/matches/{match_id}")
     page.wait_for_function("document.getElementById('live-state').textContent === 'following'")
     before = int(page.evaluate("document.body.dataset.version"))
     assert before == client.state(match_id).version
@@ -87,21 +79,21 @@ def test_the_live_page_shows_a_submission_made_after_it_opened(page: Any, live_s
     page.wait_for_function(f"document.body.dataset.version === '{submitted.version - 1}'")
 
 
-def test_a_sealed_submission_is_not_in_the_page_or_its_stream_before_reveal(live_server: ServerThread) -> None:
-    match_id, tokens = seated(live_server)
-    stream = EventStream(live_server, f"/matches/{match_id}/events")
+def test_a_sealed_submission_is_not_in_the_page_or_its_stream_before_reveal(server: ServerThread) -> None:
+    match_id, tokens = seated(server)
+    stream = EventStream(server, f"/matches/{match_id}/events")
     try:
         first = stream.next_message()
         assert first["steps"], "a stream from nothing starts with every version so far"
-        orders = bot_orders(live_server.client(), match_id, "p1", tokens["p1"])
-        submitted = live_server.client().submit(match_id, tokens["p1"], orders)
+        orders = bot_orders(server.client(), match_id, "p1", tokens["p1"])
+        submitted = server.client().submit(match_id, tokens["p1"], orders)
         update = stream.next_message()
         assert update["steps"][-1]["v"] == submitted.version
     finally:
         stream.close()
-    _, page = get(live_server, f"/matches/{match_id}")
-    host = live_server.client()
-    admin = live_server.admin_token
+    _, page = get(server, f"/matches/{match_id}")
+    host = server.client()
+    admin = server.admin_token
     sealed = json.loads(host.history(match_id, admin)[submitted.version - 1].json)["event"]
     assert sealed["type"] == "orders_submitted" and not sealed.get("sealed"), "the host sees the sealed orders"
     assert "(sealed until the rules reveal it)" in update["steps"][-1]["c"]
@@ -118,18 +110,18 @@ def test_a_sealed_submission_is_not_in_the_page_or_its_stream_before_reveal(live
                 assert line not in shown, "the host's words for the sealed orders reached a spectator"
 
 
-def test_a_private_match_answers_404_like_an_unknown_one(live_server: ServerThread) -> None:
-    private, _ = seated(live_server, private=True)
-    public, _ = seated(live_server)
-    assert get(live_server, f"/matches/{public}")[0] == 200
-    unknown = get(live_server, "/matches/00000000-0000-4000-8000-000000000000")
+def test_a_private_match_answers_404_like_an_unknown_one(server: ServerThread) -> None:
+    private, _ = seated(server, private=True)
+    public, _ = seated(server)
+    assert get(server, f"/matches/{public}")[0] == 200
+    unknown = get(server, "/matches/00000000-0000-4000-8000-000000000000")
     assert unknown[0] == 404
     for path in (f"/matches/{private}", f"/matches/{private}/events"):
-        assert get(live_server, path) == unknown
-    assert get(live_server, "/matches/not-a-match")[0] == 404
-    status, front = get(live_server, "/")
+        assert get(server, path) == unknown
+    assert get(server, "/matches/not-a-match")[0] == 404
+    status, front = get(server, "/")
     assert status == 200 and public in front and private not in front, "the front door lists only the public one"
-    assert get(live_server, "/no-such-page")[0] == 404
+    assert get(server, "/no-such-page")[0] == 404
 
 
 def test_one_client_address_holds_at_most_max_page_streams_per_address_and_others_still_get_theirs(
@@ -186,9 +178,9 @@ def test_the_live_page_is_https_with_the_servers_certificate(tmp_path: Path) -> 
         server.stop()
 
 
-def test_bad_requests_get_a_clear_status_and_the_server_goes_on(live_server: ServerThread) -> None:
+def test_bad_requests_get_a_clear_status_and_the_server_goes_on(server: ServerThread) -> None:
     def raw(line: bytes, host: bool = True) -> bytes:
-        with socket.create_connection(("127.0.0.1", port(live_server)), timeout=30) as sock:
+        with socket.create_connection(("127.0.0.1", port(server)), timeout=30) as sock:
             sock.sendall(line + (b"\r\nHost: x" if host else b"") + b"\r\nConnection: close\r\n\r\n")
             return b"".join(iter(lambda: sock.recv(65536), b""))
 
@@ -200,9 +192,9 @@ def test_bad_requests_get_a_clear_status_and_the_server_goes_on(live_server: Ser
     too_long = raw(b"GET /" + b"a" * 10_000 + b" HTTP/1.1")
     assert too_long.startswith(b"HTTP/1.0 400 ") and b"8190 bytes" in too_long
     assert raw(b"GET /matches/x/events?from=1,2 HTTP/1.1").startswith(b"HTTP/1.1 404 ")
-    match_id, _ = seated(live_server)
+    match_id, _ = seated(server)
     assert raw(f"GET /matches/{match_id}/events?from=a,b,c HTTP/1.1".encode()).startswith(b"HTTP/1.1 400 ")
-    assert get(live_server, f"/matches/{match_id}")[0] == 200
+    assert get(server, f"/matches/{match_id}")[0] == 200
 
 
 def test_plaintext_http_on_a_public_address_is_refused_like_grpc(tmp_path: Path) -> None:
@@ -218,24 +210,24 @@ def test_plaintext_http_on_a_public_address_is_refused_like_grpc(tmp_path: Path)
     assert not (tmp_path / "var").exists(), "refused before anything is created"
 
 
-def test_a_rollback_reaches_the_live_page_as_retracted_versions(page: Any, live_server: ServerThread) -> None:
-    client = live_server.client()  # one client, connected before the page opens (as in the test above)
-    match_id, tokens = seated(live_server, client=client)
+def test_a_rollback_reaches_the_live_page_as_retracted_versions(page: Any, server: ServerThread) -> None:
+    client = server.client()  # one client, connected before the page opens (as in the test above)
+    match_id, tokens = seated(server, client=client)
     before = client.state(match_id).version
     submitted = client.submit(match_id, tokens["p2"], bot_orders(client, match_id, "p2", tokens["p2"]))
-    page.goto(f"http://127.0.0.1:{port(live_server)}/matches/{match_id}")
+    page.goto(f"http://127.0.0.1:{port(server)}/matches/{match_id}")
     page.wait_for_function(f"document.body.dataset.version === '{submitted.version}'")
     assert page.locator("#timeline line.branch").count() == 0
-    rolled = client.rollback(match_id, live_server.admin_token, before, "p2 asked to resubmit")
+    rolled = client.rollback(match_id, server.admin_token, before, "p2 asked to resubmit")
     page.wait_for_function(f"document.body.dataset.version === '{rolled.version}'")
     page.locator("#timeline line.branch").first.wait_for(state="attached")  # a tick is 0 px wide: "hidden"
     assert page.locator("#timeline line.branch").count() == submitted.version - before
     assert f"rolled back to version {before}" in page.inner_text("#caption")
 
 
-def test_a_match_of_a_game_without_pictures_answers_404_saying_so(live_server: ServerThread) -> None:
+def test_a_match_of_a_game_without_pictures_answers_404_saying_so(server: ServerThread) -> None:
     """The test game "duel" has no pictures: its page says so instead of failing mid-response."""
-    match_id = live_server.client().create("duel", ["ann", "bob"], seed=1).match_id
+    match_id = server.client().create("duel", ["ann", "bob"], seed=1).match_id
     for path in (f"/matches/{match_id}", f"/matches/{match_id}/events"):
-        status, body = get(live_server, path)
+        status, body = get(server, path)
         assert status == 404 and "no pictures of duel matches" in body

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,6 @@ from clients.bots import bot_names, get_bot
 from clients.client import MatchClient
 from server.clock import ManualClock
 from tests.browser.conftest import WAIT_MS
-from tests.support.live_http import start
 from tests.support.seat_pages import (
     Bots,
     claim,
@@ -41,13 +39,6 @@ TWICE = """async text => {
   return Promise.all([post(), post()]);
 }"""
 COOKOFF_PHASES = ("berry gathering", "placement", "sabotage", "moves", "dish removal", "final dish choice")
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 @pytest.fixture

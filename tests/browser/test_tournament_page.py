@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +106,6 @@ def render_svg(view: dict[str, Any]) -> str:
 def duel_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
     """A match page of the test game draws with render_svg above (the server runs in this process)."""
     monkeypatch.setitem(pictures.RENDERERS, "duel", __name__)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 def round_robin(server: ServerThread, name: str = "Spring <cup>") -> tuple[Arena, apb.Tournament]:

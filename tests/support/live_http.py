@@ -5,12 +5,23 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from server.app import Settings
 from server.clock import ManualClock
 from tests.support.server import ServerThread
+
+
+@pytest.fixture(name="server")
+def pages_server(tmp_path: Path) -> Iterator[ServerThread]:
+    """A real server serving its pages: the `server` of every page test (tests/web, tests/browser)."""
+    running = start(tmp_path)
+    yield running
+    running.stop()
 
 
 def start(tmp_path: Path, **settings: Any) -> ServerThread:

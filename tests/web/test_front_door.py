@@ -9,8 +9,6 @@ import html
 import json
 import re
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +19,7 @@ from server.catalog import Catalog
 from tests.e2e.arena.support import Arena
 from tests.server.test_catalog_on_postgres import check_public_page
 from tests.support.duel import seat_duel
-from tests.support.live_http import EventStream, get, start
+from tests.support.live_http import EventStream, get
 from tests.support.server import ServerThread
 from tests.support.waiting import wait_until
 
@@ -38,13 +36,6 @@ def render_svg(view: dict[str, Any]) -> str:
 @pytest.fixture(autouse=True)
 def duel_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(pictures.RENDERERS, "duel", __name__)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 def section(page: str, key: str) -> str:

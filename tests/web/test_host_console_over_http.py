@@ -7,7 +7,6 @@ import http.client
 import json
 import socket
 import ssl
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,13 +19,6 @@ from tests.support.pages import Person, form_token, join_path
 from tests.support.server import ServerThread
 
 SEATS = ["ann", "bob"]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 def hosted(server: ServerThread) -> tuple[MatchClient, str, str, dict[str, str]]:

@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from clients.client import MatchClient
 from tests.clients.matchctl_cli import matchctl
-from tests.support.live_http import port, start
+from tests.support.live_http import port
 from tests.support.pages import Person, form_token, join_path
 from tests.support.server import ServerThread
 
 SEATS = ["ann", "bob"]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerThread]:
-    running = start(tmp_path)
-    yield running
-    running.stop()
 
 
 def cookoff(server: ServerThread, private: bool = False) -> tuple[MatchClient, str, dict[str, str]]:
