@@ -1,4 +1,4 @@
-"""Errors of the server layer; server/grpc/plumbing.py maps them (and the engine's) to gRPC status codes."""
+"""Errors of the server layer, and which refusal each is (REFUSALS: the gRPC edge and the pages answer by it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Callable
 from typing import TypeVar
 
-from engine.errors import GameError
+from engine.errors import AlreadySubmitted, GameError, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -89,3 +89,36 @@ def engine_step(step: Callable[[], T]) -> T:
         raise EngineFault(
             f"the command could not be applied: the engine failed (server log id {log_id}); nothing was written"
         ) from None
+
+
+# Every refusal the server answers with, named by the gRPC status that says it (most specific first: the
+# first matching class decides). server/grpc/plumbing.py sends that status, server/web/refusals.py its HTTP
+# twin, so a call and a page refuse alike; an error in no row is a server bug (INTERNAL, or a 500).
+REFUSALS: list[tuple[type[Exception], str]] = [
+    (MalformedCommand, "INVALID_ARGUMENT"),
+    (InvalidConfig, "INVALID_ARGUMENT"),
+    (BadRequest, "INVALID_ARGUMENT"),
+    (AlreadySubmitted, "FAILED_PRECONDITION"),
+    (NotYourTurn, "FAILED_PRECONDITION"),
+    (RuleViolation, "FAILED_PRECONDITION"),
+    (NotFound, "NOT_FOUND"),
+    (Unauthenticated, "UNAUTHENTICATED"),
+    (PermissionDenied, "PERMISSION_DENIED"),
+    (Aborted, "ABORTED"),
+    (FailedPrecondition, "FAILED_PRECONDITION"),
+    (ResourceExhausted, "RESOURCE_EXHAUSTED"),
+    (Unavailable, "UNAVAILABLE"),
+    (DataLoss, "DATA_LOSS"),
+    # The engine failed on a request it should have decided: the caller sent nothing wrong. The message
+    # carries the id of the log line with the traceback (engine_step).
+    (EngineFault, "INTERNAL"),
+    (UnknownRecord, "INTERNAL"),
+]
+
+
+def refusal_of(exc: Exception) -> str | None:
+    """The gRPC status name of the refusal `exc` is, or None for a server bug."""
+    for cls, name in REFUSALS:
+        if isinstance(exc, cls):
+            return name
+    return None

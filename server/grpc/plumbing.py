@@ -13,54 +13,17 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError, Message
 
-from engine.errors import AlreadySubmitted, InvalidConfig, MalformedCommand, NotYourTurn, RuleViolation
-from server.errors import (
-    Aborted,
-    BadRequest,
-    DataLoss,
-    EngineFault,
-    FailedPrecondition,
-    NotFound,
-    PermissionDenied,
-    ResourceExhausted,
-    Unauthenticated,
-    Unavailable,
-    UnknownRecord,
-)
+from server.errors import Unauthenticated, refusal_of
 from server.limits import Limits, check_request_id, cut, request_size
 from server.paging import PageRequest
 from server.requests import RequestTag
 from server.streams import RESUME_FROM, StreamEnd
 
-# Every status the server sends for an error is a row here (most specific first: the first matching
-# class decides); an error in no row is a server bug and reaches the caller as gRPC's own INTERNAL.
-ERROR_CODES: list[tuple[type[Exception], grpc.StatusCode]] = [
-    (MalformedCommand, grpc.StatusCode.INVALID_ARGUMENT),
-    (InvalidConfig, grpc.StatusCode.INVALID_ARGUMENT),
-    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
-    (AlreadySubmitted, grpc.StatusCode.FAILED_PRECONDITION),
-    (NotYourTurn, grpc.StatusCode.FAILED_PRECONDITION),
-    (RuleViolation, grpc.StatusCode.FAILED_PRECONDITION),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
-    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
-    (Aborted, grpc.StatusCode.ABORTED),
-    (FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
-    (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (Unavailable, grpc.StatusCode.UNAVAILABLE),
-    (DataLoss, grpc.StatusCode.DATA_LOSS),
-    # The engine failed on a request it should have decided: the caller sent nothing wrong. The message
-    # carries the id of the log line with the traceback (server/errors.py engine_step).
-    (EngineFault, grpc.StatusCode.INTERNAL),
-    (UnknownRecord, grpc.StatusCode.INTERNAL),
-]
-
 
 def status_code_for(exc: Exception) -> grpc.StatusCode | None:
-    for cls, code in ERROR_CODES:
-        if isinstance(exc, cls):
-            return code
-    return None
+    """The status of the refusal `exc` is (server/errors.py REFUSALS), or None for a server bug."""
+    name = refusal_of(exc)
+    return None if name is None else grpc.StatusCode[name]
 
 
 DEFAULT_LIMITS = Limits()

@@ -1,48 +1,31 @@
-"""What a refusal answers over HTTP: the status that says what was wrong, and its own words. The same
-classes as server/grpc/plumbing.py's ERROR_CODES, so a page and a gRPC call refuse alike."""
+"""What a refusal answers over HTTP: the status that says what was wrong, and its own words, from the one
+table of refusals (server/errors.py REFUSALS) the gRPC edge answers by too."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from engine.errors import GameError, InvalidConfig, MalformedCommand, RuleViolation
-from server.errors import (
-    Aborted,
-    BadRequest,
-    DataLoss,
-    FailedPrecondition,
-    NotFound,
-    PermissionDenied,
-    ResourceExhausted,
-    ServerError,
-    Unauthenticated,
-    Unavailable,
-)
+from engine.errors import GameError
+from server.errors import ServerError, refusal_of
 
-# What each refusal answers over HTTP (the same classes as server/grpc/plumbing.py's ERROR_CODES).
-STATUS: list[tuple[type[Exception], int]] = [
-    (MalformedCommand, 400),
-    (InvalidConfig, 400),
-    (BadRequest, 400),
-    (RuleViolation, 409),
-    (NotFound, 404),
-    (Unauthenticated, 403),
-    (PermissionDenied, 403),
-    (Aborted, 409),
-    (FailedPrecondition, 409),
-    (ResourceExhausted, 429),
-    (Unavailable, 503),
-    (DataLoss, 503),
-    (GameError, 400),
-]
-REFUSALS = (ServerError, GameError)  # what a page's call may answer with: shown, never a 500
+# The HTTP status of each refusal of server/errors.py's table (by its gRPC status name).
+HTTP_STATUS = {
+    "INVALID_ARGUMENT": 400,
+    "FAILED_PRECONDITION": 409,
+    "NOT_FOUND": 404,
+    "UNAUTHENTICATED": 403,
+    "PERMISSION_DENIED": 403,
+    "ABORTED": 409,
+    "RESOURCE_EXHAUSTED": 429,
+    "UNAVAILABLE": 503,
+    "DATA_LOSS": 503,
+    "INTERNAL": 500,
+}
+REFUSALS = (ServerError, GameError)  # what a page's call may answer with: shown, never an unexplained 500
 
 
 def status_of(exc: Exception) -> int:
-    for kind, status in STATUS:
-        if isinstance(exc, kind):
-            return status
-    return 500
+    return HTTP_STATUS.get(refusal_of(exc) or "INTERNAL", 500)
 
 
 def refuse(status: int, message: str) -> web.HTTPException:
