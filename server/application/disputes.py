@@ -98,24 +98,20 @@ class DisputeRoom(CommandRoom):
         copy = replay.private_copy(live, base, current)
         again = replay.play(copy, inputs, {})
         actual, redecided = replay.outcome(live, version, viewer), replay.outcome(copy, viewer=viewer)
-        actual_lines = replay.explained_between(live, base, version)
+        same = replay.events_between(live, base, version) == [r["event"] for r in again.records]
+        views = {name: (live.game.view(before, seen), live.game.view(after, seen)) for name, seen in viewers.items()}
         return {
             "dispute": dispute.as_json(),
             "resolution": {"version": version, "phase_from": base + 1, "phase": live.status(base).phase},
             "trace": [{**entry, "rules": rule_links(live.game.name, entry.get("lines", []))} for entry in trace],
             "inputs": [{**shown_input(item, viewer), "receipt": audit_receipt(live, item.end)} for item in inputs],
-            "views": {
-                name: {"before": live.game.view(before, seen_as), "after": live.game.view(after, seen_as)}
-                for name, seen_as in viewers.items()
-            },
-            "changes": {  # each viewer's view, before and after side by side: what the resolution changed
-                name: replay.view_changes(live.game.view(before, seen_as), live.game.view(after, seen_as))
-                for name, seen_as in viewers.items()
-            },
+            "views": {name: {"before": old, "after": new} for name, (old, new) in views.items()},
+            # each viewer's view, before and after side by side: what the resolution changed
+            "changes": {name: replay.view_changes(old, new) for name, (old, new) in views.items()},
             "redecided": {
                 "rules_version": current,
                 "recorded_rules_version": live.game.rules_version,
-                "same": actual_lines == replay.explained(copy, again.records) and not again.dropped,
+                "same": same and not again.dropped,
                 "lines": lines_for(copy, base + 1, copy.version, viewer),
                 "differences": replay.differences(actual, redecided),
                 "dropped": [{"input": i.as_json(), "why": why} for i, why in again.dropped],

@@ -213,18 +213,11 @@ def outcome(live: LiveMatch, version: int | None = None, viewer: Viewer = HOST) 
     }
 
 
-def explained(live: LiveMatch, records: Iterable[Record]) -> list[str]:
-    lines: list[str] = []
-    for record in records:
-        if record["kind"] == "game":
-            lines.extend(live.game.explain(record["event"]))
-    return lines
-
-
-def explained_between(live: LiveMatch, base: int, last: int) -> list[str]:
-    """What the match's effective game records from base+1 to `last` did, in the game's words."""
+def events_between(live: LiveMatch, base: int, last: int) -> list[Any]:
+    """The effective game events of the versions from base+1 to `last` (what deciding them again must match)."""
     retracted = live.batches.retracted()
-    return explained(live, (live.records[v - 1] for v in range(base + 1, last + 1) if v not in retracted))
+    records = (live.records[v - 1] for v in range(base + 1, last + 1) if v not in retracted)
+    return [record["event"] for record in records if record["kind"] == "game"]
 
 
 def differences(actual: Mapping[str, Any], tried: Mapping[str, Any]) -> list[str]:

@@ -90,3 +90,27 @@ def test_ckp4_a_stored_match_in_its_final_choice_under_rules_version_1_still_dec
     report = client.verify(fork_id, fork.host_token)
     assert report.ok, report.problem
     assert report.recorded_rules_version == "1" and report.current_rules_version == "2"
+
+
+def test_a_dispute_of_a_rules_version_1_judging_is_decided_again_under_todays_rules_and_differs(
+    stored: tuple[ServerThread, ManualClock],
+) -> None:
+    """A dispute's review decides the contested resolution again under the current rules (version 2): the
+    final choice that version 1 settled with `dish_defaulted` comes out otherwise, and the review says so."""
+    server, clock = stored
+    client = server.client()
+    admin = server.admin_token
+    fork = client.fork(cookoff_match(client, admin), admin, FINAL_CHOICE_OPENED, reason="a disputed final choice")
+    fork_id = str(fork.match_id)
+    bot2 = client.join(fork_id, "bot2", token=fork.host_token)
+    client.join(fork_id, "bot1", token=fork.host_token)
+    client.submit(fork_id, bot2, text="“I choose dish 2.”")
+    clock.advance(130)
+    client.force_phase_end(fork_id, fork.host_token, reason="the base time has passed")
+    judged = client.history(fork_id, fork.host_token)[-1].version
+    filed = client.file_dispute(fork_id, fork.host_token, judged, "bot1 says it never got the reserve time")
+    again = client.review_dispute(filed.dispute_id, fork.host_token)["redecided"]
+    assert again["recorded_rules_version"] == "1" and again["rules_version"] == "2"
+    assert again["same"] is False and (again["differences"] or again["dropped"])
+    same_rules = client.try_dispute(filed.dispute_id, {}, rules_version="1", token=fork.host_token)
+    assert same_rules["differences"] == [] and same_rules["dropped"] == []  # under its own rules: as recorded
