@@ -40,6 +40,8 @@ class Envelope:
     # The last version at which the match was finished (0: never). Whatever was public then (the seeds
     # recorded up to it, the host-set secret configuration) stays public after a reopening rollback.
     finished_last: int = 0
+    # The versions of its disputes' records (filed and decided: server/disputes/log.py reads only these).
+    disputes: tuple[int, ...] = ()
 
     def seed_at(self, version: int) -> int:
         """The seed in force for a decision made after `version`: the last one recorded up to it (the
@@ -89,8 +91,10 @@ def evolve(envelope: Envelope, record: Record, version: int) -> Envelope:
                 changes["started_version"] = version
                 if not envelope.started_at:
                     changes["started_at"] = version  # the first start record: the match no longer waits
-        case "invited" | "chain_keyed" | "dispute" | "dispute_decided":
-            pass  # read from the log where needed (server/seats.py, server/disputes/log.py)
+        case "invited" | "chain_keyed":
+            pass  # an invitation is checked from the log (server/seats.py); a keyed chain changes nothing
+        case "dispute" | "dispute_decided":
+            changes["disputes"] = (*envelope.disputes, version)
         case "rollback":
             # Since release 11 a rollback pauses the match at the restored clock (`paused`); before,
             # it only moved a pause that was already on.

@@ -17,7 +17,7 @@ from server.application.callers import Callers
 from server.application.queries import MatchQueries
 from server.application.values import StateView, receipt_at
 from server.clock import Clock
-from server.disputes.log import disputes_of
+from server.disputes.log import Dispute, disputes_of
 from server.disputes.replay import is_resolution
 from server.errors import NotFound, PermissionDenied, engine_step
 from server.live import LiveMatch
@@ -103,16 +103,13 @@ def recent_resolutions(live: LiveMatch) -> tuple[tuple[int, str], ...]:
     return tuple(found)
 
 
-def asked_again(live: LiveMatch, seat: str) -> tuple[str, ...]:
-    """The seat's inputs the latest corrections retracted and did not re-apply, while it has not acted since."""
+def asked_again(disputes: list[Dispute], seat: str, submissions: list[Submitted]) -> tuple[str, ...]:
+    """The seat's inputs the corrections retracted and did not re-apply, while it has submitted none since."""
     said: list[str] = []
-    for dispute in disputes_of(live):
+    last = max((s.version for s in submissions), default=0)
+    for dispute in disputes:
         for asked in dispute.decision.get("asked_again", []):
-            acted = any(
-                (live.records[v - 1].get("cause") or {}).get("actor") == seat
-                for v in range(dispute.decided_version + 1, live.version + 1)
-            )
-            if asked.get("seat") == seat and not acted:
+            if asked.get("seat") == seat and last < dispute.decided_version:
                 said.append(
                     f"the host corrected dispute {dispute.id}: your input at version {asked['version']} no longer "
                     "applies; submit again"
@@ -134,7 +131,8 @@ class SeatViews:
             raise PermissionDenied("a seat's page needs that seat's token")
         return live, viewer.player
 
-    async def seat(self, match_id: uuid.UUID, token: str | None) -> SeatView:
+    async def seat(self, match_id: uuid.UUID, token: str | None, resolutions: bool = False) -> SeatView:
+        """`resolutions`: also the latest ones the seat may dispute (its page's form; not its live updates)."""
         live, seat = await self._seat(match_id, token)
         state = await self.queries.state(match_id, token, None)
         now = self.clock.now()
@@ -143,6 +141,7 @@ class SeatViews:
         deadline, reserve = engine_step(lambda: live.game.clock_of(live.state, seat))
         clock = live.clock_at(now)
         running = not status.finished and not live.waiting and live.paused_at is None
+        submissions, disputes = self._submissions(live, seat), disputes_of(live)
         return SeatView(
             state=state,
             seat=seat,
@@ -155,10 +154,10 @@ class SeatViews:
             unseated=tuple(p for p in live.players if not seat_claimed(live.tokens, p)),
             waiting=live.waiting,
             cancelled=bool(live.cancelled_at),
-            submissions=tuple(self._submissions(live, seat)),
-            resolutions=recent_resolutions(live),
-            disputes=tuple(d.as_json() for d in disputes_of(live)),
-            asked_again=asked_again(live, seat),
+            submissions=tuple(submissions),
+            resolutions=recent_resolutions(live) if resolutions else (),
+            disputes=tuple(d.as_json() for d in disputes),
+            asked_again=asked_again(disputes, seat, submissions),
         )
 
     def _submissions(self, live: LiveMatch, seat: str) -> list[Submitted]:

@@ -52,7 +52,8 @@ class Dispute:
 
 def disputes_of(live: LiveMatch) -> list[Dispute]:
     found: dict[int, Dispute] = {}
-    for version, record in enumerate(live.records, start=1):
+    for version in live.envelope.disputes:  # not the whole log: the envelope keeps where they are
+        record = live.records[version - 1]
         kind = record["kind"]
         if kind == FILED:
             number = int(record["number"])

@@ -180,9 +180,11 @@ class SeatPages:
 
     # --- the seat's page ----------------------------------------------------------------------------
 
-    async def _view(self, match_id: uuid.UUID, token: str) -> tuple[SeatView, dict[str, Any]]:
+    async def _view(
+        self, match_id: uuid.UUID, token: str, resolutions: bool = False
+    ) -> tuple[SeatView, dict[str, Any]]:
         try:
-            view = await self.matches.seat_views.seat(match_id, token)
+            view = await self.matches.seat_views.seat(match_id, token, resolutions)
         except REFUSALS as exc:
             status = status_of(exc)
             raise refuse(404 if status == 404 else status, str(exc)) from None
@@ -195,7 +197,7 @@ class SeatPages:
             body = "<p>Open the invitation link the host sent you, or sign in with your seat token.</p>"
             page = plain_page("Sign in to your seat", body + self._sign_in_form(match_id))
             return web.Response(text=page, content_type="text/html")
-        _, data = await self._view(match_id, token)
+        _, data = await self._view(match_id, token, resolutions=True)
         page = seat_html(data, seat_urls(match_id), sessions.form_token(token), secrets.token_hex(12), said, typed)
         return web.Response(text=page, content_type="text/html", status=status)
 

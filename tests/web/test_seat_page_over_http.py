@@ -213,3 +213,24 @@ def test_matchctl_create_and_invite_print_each_seats_link_beside_its_code(server
     invited = matchctl(server, "invite", match_id, "bob")
     code = invited.out.strip()
     assert f"the seat's page: http://127.0.0.1:{port(server)}/join/{match_id}/bob/{code}" in invited.err
+
+
+def test_a_correction_that_retracts_a_seats_input_asks_that_seat_only_until_it_submits_again(
+    server: ServerThread,
+) -> None:
+    client = server.client()
+    made = client.create("cookoff", SEATS, seed=7)
+    tokens = {s.player: client.join(made.match_id, s.player, invitation=s.invitation) for s in made.invitations}
+    for seat in SEATS:
+        client.submit(made.match_id, tokens[seat], "I will send no workers.")
+    harvest = client.state(made.match_id).version  # the gathering resolved
+    client.submit(made.match_id, tokens["ann"], "I will not place any berries.")  # after the ruling
+    filed = client.file_dispute(made.match_id, tokens["bob"], harvest, "recount")
+    client.decide_dispute(filed.dispute_id, "correct", "recounted", {}, reapply=False, token=made.host_token)
+    pages = {seat: Person(server) for seat in SEATS}
+    for seat, person in pages.items():
+        assert person.post_form(f"/seat/{made.match_id}/signin", {"token": tokens[seat]}).status == 303
+    assert "submit again" in page_of(pages["ann"], made.match_id)
+    assert "submit again" not in page_of(pages["bob"], made.match_id)
+    client.submit(made.match_id, tokens["ann"], "I will not place any berries.")
+    assert "submit again" not in page_of(pages["ann"], made.match_id)
