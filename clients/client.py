@@ -316,7 +316,7 @@ class MatchClient:
         last version received, with no duplicate and no gap; a stream refused for want of a place
         (RESOURCE_EXHAUSTED) is asked for again, backing off, for up to ten minutes; a revoked credential
         (UNAUTHENTICATED) raises. `on_resume(version, why)` is told of each resume. `bundle`: the server
-        sends each pass's updates as one message (cheaper); they are still yielded one by one."""
+        sends each pass's updates as one message (less server CPU); they are still yielded one by one."""
         return Subscription(
             self,
             match_id,

@@ -36,8 +36,8 @@ class PlaySession:
         from_version: int = 0,
         bundle: bool = False,
     ):
-        """`bundle`: the server sends each pass's messages as one Bundle (fewer messages, less CPU on both
-        sides); iterating still yields them one by one."""
+        """`bundle`: the server sends each pass's messages as one Bundle (fewer messages, less server CPU);
+        iterating still yields them one by one."""
         self._requests: queue.Queue[Any] = queue.Queue()
         start = pb.PlayStart(match_id=match_id, player=player, from_version=from_version, bundle=bundle)
         self._requests.put(pb.PlayRequest(start=start))

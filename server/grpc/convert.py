@@ -293,7 +293,12 @@ _UPDATE_TAG = bytes([(2 << 3) | 2])
 
 def play_update(update: bytes) -> bytes:
     """A Subscribe update (its serialized bytes) as a serialized PlayResponse carrying it as an Update."""
-    return _UPDATE_TAG + _varint(len(update)) + update
+    return _field(_UPDATE_TAG, update)
+
+
+def _field(tag: bytes, payload: bytes) -> bytes:
+    """One length-delimited field on the wire: its tag, the payload's length, the payload."""
+    return tag + _varint(len(payload)) + payload
 
 
 _BUNDLE_TAG = bytes([(5 << 3) | 2])  # PlayResponse.bundle: field 5, length-delimited
@@ -305,13 +310,12 @@ _UPDATES_TAG = bytes([(5 << 3) | 2])  # SubscribeResponse.updates: field 5, leng
 
 def bundled_updates(updates: list[bytes]) -> bytes:
     """Serialized Subscribe updates (each shared by its viewer class) as one SubscribeResponse carrying them."""
-    return b"".join(_UPDATES_TAG + _varint(len(update)) + update for update in updates)
+    return b"".join(_field(_UPDATES_TAG, update) for update in updates)
 
 
 def play_bundle(items: list[bytes]) -> bytes:
     """Serialized PlayResponses as one serialized PlayResponse carrying them as a Bundle, in order."""
-    body = b"".join(_ITEM_TAG + _varint(len(item)) + item for item in items)
-    return _BUNDLE_TAG + _varint(len(body)) + body
+    return _field(_BUNDLE_TAG, b"".join(_field(_ITEM_TAG, item) for item in items))
 
 
 def _varint(n: int) -> bytes:
