@@ -122,6 +122,27 @@ class WriteWatch:
             self._timer.cancel()
             self._timer = None
 
+    async def write(self, context: Any, message: Any) -> bool:
+        """Write one message on a stream (`context`: a grpc.aio servicer context); False if the client has
+        not taken it within `timeout` s. A client that closed the stream meanwhile ends the handler."""
+        self.start()
+        try:
+            await context.write(message)
+        except asyncio.CancelledError:
+            if self.expired:
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+                return False
+            raise
+        except Exception:
+            if context.cancelled():
+                raise asyncio.CancelledError() from None
+            raise
+        finally:
+            self.done()
+        return True
+
 
 @dataclass
 class FanoutStats:

@@ -4,7 +4,6 @@ live match, to build each viewer class's updates once and share them among its s
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import math
 import time
@@ -16,6 +15,7 @@ from engine.contract import Game, Viewer
 from engine.errors import MalformedCommand
 from matchserver.v1 import matchserver_pb2 as pb
 from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
+from server.fanout import WriteWatch
 from server.grpc import convert
 from server.grpc.dispute_service import DisputeRpcs
 from server.grpc.play_service import PlayStream
@@ -253,25 +253,13 @@ class MatchService(DisputeRpcs):
         await end_stream(context, end, sent)
 
     @staticmethod
-    async def _write_update(
-        context: grpc.aio.ServicerContext, stream: OpenStream, update: bytes, timeout: float
-    ) -> bool:
-        """One serialized message; False if the client has not taken it within `timeout` s."""
+    async def _write_update(stream: OpenStream, watch: WriteWatch, context: Any, update: bytes) -> bool:
+        """One serialized message; False if the client has not taken it within StreamLimits.write_timeout."""
         stream.writing = len(update)
         try:
-            # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of a stream the client
-            # closed while the write completed, leaving a handler that never ends.
-            async with asyncio.timeout(timeout):
-                await context.write(update)  # bytes: the serializer passes them through
-        except TimeoutError:
-            return False
-        except Exception:
-            if context.cancelled():  # the client closed the stream while a write was under way
-                raise asyncio.CancelledError() from None
-            raise
+            return await watch.write(context, update)  # bytes: the serializer passes them through
         finally:
             stream.writing = 0
-        return True
 
     async def _follow(
         self,
@@ -283,6 +271,22 @@ class MatchService(DisputeRpcs):
         bundle: bool = False,
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
+        watch = WriteWatch(self.matches.streams.limits.write_timeout)  # one timer per stream, not one per message
+        try:
+            return await self._follow_watched(stream, token, viewer, sent, context, bundle, watch)
+        finally:
+            watch.close()
+
+    async def _follow_watched(
+        self,
+        stream: OpenStream,
+        token: str | None,
+        viewer: Viewer,
+        sent: int,
+        context: grpc.aio.ServicerContext,
+        bundle: bool,
+        watch: WriteWatch,
+    ) -> tuple[StreamEnd, int]:
         limits, updates = self.matches.streams.limits, self.matches.streams.updates
         stream.sent = sent
         while True:
@@ -304,13 +308,11 @@ class MatchService(DisputeRpcs):
                 if bundle:
                     pending.append(update)
                     continue
-                if not await self._write_update(context, stream, update, limits.write_timeout):
+                if not await self._write_update(stream, watch, context, update):
                     return _slow_reader(version, sent, limits.write_timeout), sent
                 sent = stream.sent = version
             if pending:
-                if not await self._write_update(
-                    context, stream, convert.bundled_updates(pending), limits.write_timeout
-                ):
+                if not await self._write_update(stream, watch, context, convert.bundled_updates(pending)):
                     return _slow_reader(sent + 1, sent, limits.write_timeout), sent
                 sent = stream.sent = sent + len(pending)
             if stream.ending.done():

@@ -239,26 +239,9 @@ class PlayStream:
         return self.matches.streams.limits.write_timeout
 
     async def _write(self, message: Any, timeout: float) -> bool:
-        """Write one message; False if the client has not taken it within `timeout` s (self.watch, armed with
-        the same StreamLimits.write_timeout: one timer per stream, not one per message)."""
-        watch = self.watch
-        watch.start()
-        try:
-            await self.context.write(message)
-        except asyncio.CancelledError:
-            if watch.expired:
-                current = asyncio.current_task()
-                if current is not None:
-                    current.uncancel()
-                return False
-            raise
-        except Exception:
-            if self.context.cancelled():
-                raise asyncio.CancelledError() from None
-            raise
-        finally:
-            watch.done()
-        return True
+        """Write one message; False if the client has not taken it within StreamLimits.write_timeout
+        (self.watch: one timer per stream, not one per message)."""
+        return await self.watch.write(self.context, message)
 
 
 def _slow(version: int, sent: int, timeout: float) -> StreamEnd:
