@@ -155,7 +155,7 @@ SEAT_SCRIPT = r"""
 (() => {
   const $ = id => document.getElementById(id);
   const form = $("command"), text = $("text"), send = $("send"), said = $("understood"), answer = $("answer");
-  let canAct = CAN_ACT, requestId = $("request-id").value, left = null, tick = null, checking = null;
+  let canAct = CAN_ACT, requestId = form ? $("request-id").value : "", tick = null, checking = null;
   const clock = s => { s = Math.max(0, Math.floor(s)); const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60),
     x = s % 60; return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(x).padStart(2, "0"); };
   const countdown = () => {
@@ -170,8 +170,11 @@ SEAT_SCRIPT = r"""
       "Accept": "application/json", "X-CSRF-Token": CSRF }, body: JSON.stringify(body), credentials: "same-origin" });
     return response.json();
   };
-  const enable = () => { send.disabled = !canAct; const e = $("end-early"); if (e) e.hidden = !ENDS[0]; };
-  text.addEventListener("input", () => {
+  const enable = () => {
+    if (send) send.disabled = !canAct;
+    const e = $("end-early"); if (e) e.hidden = !ENDS[0];
+  };
+  if (form) text.addEventListener("input", () => {
     clearTimeout(checking);
     checking = setTimeout(async () => {
       if (!text.value.trim()) { said.textContent = ""; return; }
@@ -190,7 +193,7 @@ SEAT_SCRIPT = r"""
     } catch (e) { answer.textContent = "not sent: " + e; answer.className = "bad"; }
     enable();
   };
-  form.addEventListener("submit", e => { e.preventDefault(); if (!send.disabled) submit(text.value); });
+  if (form) form.addEventListener("submit", e => { e.preventDefault(); if (!send.disabled) submit(text.value); });
   const early = $("end-early");
   if (early) early.addEventListener("submit", e => { e.preventDefault(); submit("end early"); });
   const source = new EventSource(EVENTS_URL);
@@ -229,8 +232,7 @@ def seat_html(
     )
     over = data["finished"] or data["cancelled"]  # no more moves: no command box (the answer of a last post stays)
     move = (
-        f'<section><h2>Your move</h2><p class="note">the match is over</p><p id="answer">{escape(said)}</p>'
-        '<form id="command" hidden><textarea id="text"></textarea><button id="send" disabled></button></form></section>'
+        f'<section><h2>Your move</h2><p class="note">the match is over</p><p id="answer">{escape(said)}</p></section>'
         if over
         else f"""<section><h2>Your move</h2><div id="turn">{drawn["turn"]}</div>
 <form id="command" method="post" action="{escape(urls["submit"])}">{hidden}

@@ -83,3 +83,21 @@ def test_a_player_disputes_the_host_tries_and_corrects_and_the_seat_page_follows
             break
     seat.locator("#status", has_text="the match is over").wait_for()
     assert client.verify(match_id, created.host_token).ok
+
+
+def test_a_finished_matchs_seat_page_opens_without_a_command_box_or_a_script_error(
+    page: Any, server: ServerThread
+) -> None:
+    client = server.client()
+    created = client.create("cookoff", ["ann", "bob"], seed=11, config={"rounds": 2, "judge_reveal_after": [0, 1, 2]})
+    tokens = {s.player: client.join(created.match_id, s.player, invitation=s.invitation) for s in created.invitations}
+    bots = Bots(client, created.match_id, "cookoff", tokens)
+    while not client.state(created.match_id).status.finished and bots.act():
+        pass
+    assert client.state(created.match_id).status.finished
+    page.goto(f"http://127.0.0.1:{port(server)}/seat/{created.match_id}")
+    page.fill("#token", tokens["ann"])
+    page.locator("form button").click()
+    page.locator("#status", has_text="the match is over").wait_for()
+    page.locator("#live-state", has_text="following").wait_for()  # its script ran to the end
+    assert page.locator("#command").count() == 0  # the page fixture fails the test on any script error
