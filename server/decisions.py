@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine import match as rules
-from engine.contract import Json
+from engine.contract import Event, Json
 from engine.errors import InvalidConfig
 from server.envelope import cause, created_record, effective_events, game_records
 from server.errors import (
@@ -42,6 +43,19 @@ def check_starts_at(starts_at: float | None, now: float) -> None:
 def check_seat(live: LiveMatch, player: str) -> None:
     if player not in live.players:
         raise InvalidConfig(f"{player!r} is not a seat of this match; seats: {', '.join(live.players)}")
+
+
+def decide_submission(live: LiveMatch, player: str, command: Any, now: float) -> list[Event]:
+    """The events of `player`'s command on the match as it stands, at match-clock `now`: its seed and dice
+    position, the engine's generic checks and the game's rules (a refusal is the game's GameError)."""
+    context = rules.context(live.seed, live.game_version, now)
+    return engine_step(lambda: rules.submit(live.game, live.state, player, command, context))
+
+
+def decide_timeout(live: LiveMatch, at: float) -> list[Event]:
+    """The events of the phase's deadline passing at match-clock `at` (none: nothing to end)."""
+    context = rules.context(live.seed, live.game_version, at)
+    return engine_step(lambda: live.game.timeout(live.state, context))
 
 
 def decide_join(

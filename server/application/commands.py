@@ -163,9 +163,7 @@ class MatchCommands:
                 typed = engine_step(lambda: game.parse(state, player, text))
             else:  # a typed command, or (from the gRPC edge) its converter through this match's game
                 typed = command(game) if callable(command) else command
-            events = engine_step(
-                lambda: rules.submit(game, state, player, typed, rules.context(live.seed, live.game_version, now))
-            )
+            events = decisions.decide_submission(live, player, typed, now)
             batch = game_records(events, cause(player, typed, text), now)
             written = await self.uow.append(live, tagged(batch, tag, caller))
             shown = written if with_records else []
@@ -199,8 +197,7 @@ class MatchCommands:
     async def timeout(
         self, live: LiveMatch, at: float, why: dict[str, Any], tag: RequestTag | None = None, caller: str = ""
     ) -> list[tuple[int, Record]]:
-        game, state = live.game, live.state
-        events = game.timeout(state, rules.context(live.seed, live.game_version, at))
+        events = decisions.decide_timeout(live, at)
         if not events:
             raise FailedPrecondition(f"nothing to end in {live.status().phase}")
         return await self.uow.append(live, tagged(game_records(events, why, at), tag, caller))

@@ -11,12 +11,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from engine import match as rules
 from engine.errors import GameError
 from server.application.callers import Callers
 from server.application.queries import MatchQueries
 from server.application.values import StateView, receipt_at
 from server.clock import Clock
+from server.decisions import decide_submission
 from server.disputes.log import Dispute, disputes_of
 from server.disputes.replay import is_resolution
 from server.errors import NotFound, PermissionDenied, engine_step
@@ -183,8 +183,7 @@ class SeatViews:
         game, state = live.game, live.state
         try:
             typed = engine_step(lambda: game.parse(state, seat, text))
-            context = rules.context(live.seed, live.game_version, live.clock_at(self.clock.now()))
-            engine_step(lambda: rules.submit(game, state, seat, typed, context))
+            decide_submission(live, seat, typed, live.clock_at(self.clock.now()))
         except GameError as exc:  # the game's refusal (a parse or rules error): its words are the answer
             return Understood(False, str(exc))
         return Understood(True, engine_step(lambda: game.format(typed)))

@@ -18,6 +18,7 @@ from engine import codec
 from engine import match as rules
 from engine.contract import Viewer
 from engine.errors import GameError
+from server.decisions import decide_submission, decide_timeout
 from server.envelope import cause, game_records
 from server.errors import BadRequest, FailedPrecondition
 from server.live import LiveMatch
@@ -144,15 +145,14 @@ def decide_input(copy: LiveMatch, given: Input, text: str | None = None, **why: 
     if given.timeout:
         if not rules.is_due(game, state, given.at):
             raise FailedPrecondition("its deadline had not come on the corrected match")
-        events = game.timeout(state, rules.context(copy.seed, copy.game_version, given.at))
+        events = decide_timeout(copy, given.at)
         if not events:
             raise FailedPrecondition("nothing was left to end at its deadline")
         made = game_records(events, cause("clock", timeout=True, **why), given.at)
     else:
         words = text if text is not None else given.text
         typed = game.parse(state, given.actor, words) if words else codec.from_json(game.command_types, given.command)
-        context = rules.context(copy.seed, copy.game_version, given.at)
-        events = rules.submit(game, state, given.actor, typed, context)
+        events = decide_submission(copy, given.actor, typed, given.at)
         made = game_records(events, cause(given.actor, typed, words or None, **why), given.at)
     for record in made:
         copy.apply(record)
