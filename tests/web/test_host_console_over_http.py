@@ -185,3 +185,18 @@ def test_a_client_trickling_a_request_head_is_cut_off_and_others_are_served(serv
     assert get(server, "/")[0] == 200  # everyone else is served meanwhile
     assert slow.recv(1024) == b""  # the server closed it (IDLE_TIMEOUT), long before the socket's own 60 s
     slow.close()
+
+
+def test_pages_are_compressed_and_a_body_over_64_kib_is_refused_before_anything_is_done(server: ServerThread) -> None:
+    client, match_id, host_token, _ = hosted(server)
+    connection = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
+    connection.request("GET", f"/matches/{match_id}", headers={"Accept-Encoding": "gzip"})
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 200 and response.headers["Content-Encoding"] == "gzip"
+    connection.close()
+    host, csrf = signed_in(server, match_id, host_token)
+    before = client.state(match_id).version
+    huge = host.post_form(f"/host/{match_id}/act", {"action": "pause", "reason": "x" * 70_000, "csrf": csrf})
+    assert huge.status == 413
+    assert client.state(match_id).version == before
