@@ -43,7 +43,7 @@ class Receipt:
 
 
 def _body(record: Record) -> bytes:
-    body = {key: value for key, value in record.items() if key != "hash"}
+    body = {key: value for key, value in record.items() if key != "hash"} if "hash" in record else record
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 

@@ -9,7 +9,9 @@ The library is synchronous: the server calls this class from its own writer thre
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import secrets
 import sqlite3
@@ -32,6 +34,8 @@ from eventsourcing.persistence import (
     StoredEvent,
 )
 from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteAggregateRecorder
+from eventsourcing.utils import get_topic
 from psycopg import Cursor
 from psycopg.rows import DictRow
 
@@ -39,6 +43,8 @@ from server.catalog import Catalog
 from server.errors import StartupRefused
 
 Record = dict[str, Any]
+# (match, the version after which its records go, the records, their compact JSON if already encoded)
+Batch = tuple[uuid.UUID, int, Sequence[Record], Sequence[bytes] | None]
 # Bytes found in the stored JSON of every record that issues a token (server/catalog.py token_digests).
 TOKEN_MARKS = (b"host_token", b"joined")
 # The store's errors that say "not now" rather than "never": the caller is told UNAVAILABLE, to retry.
@@ -66,6 +72,18 @@ class MatchRecorded(DomainEvent):
     """One record of a match's log."""
 
     record: dict[str, Any]
+
+
+RECORDED_TOPIC = get_topic(MatchRecorded)
+
+
+def stored_stamp(now: datetime) -> bytes:
+    """The start of a stored event's state, up to its record: what the library's mapper writes for a
+    MatchRecorded (its JSON transcoder: the timestamp as `datetime_iso`, then the record), written here
+    directly, since the mapper's per-event work was a third of the store thread's. The record is ASCII JSON
+    (ensure_ascii, as server/compact.py keeps records: a lone surrogate in a text survives), which the
+    library decodes as it decodes its own."""
+    return b'{"timestamp":{"_type_":"datetime_iso","_data_":"' + now.isoformat().encode() + b'"},"record":'
 
 
 @dataclass(frozen=True)
@@ -166,6 +184,8 @@ class EventStore:
         self.node_id = secrets.token_hex(8)
         if isinstance(self._app.recorder, NotifyingRecorder):
             self._app.recorder.sender = self.node_id
+        mapper = self._app.mapper
+        self._direct = mapper.compressor is None and mapper.cipher is None  # see stored_stamp
         # Streams read in full or in part, by id: start-up and listings must read none (tests count).
         self.reads: Counter[uuid.UUID] = Counter()
 
@@ -193,27 +213,45 @@ class EventStore:
 
     def append_many(self, batches: Sequence[tuple[uuid.UUID, int, Sequence[Record]]]) -> list[int]:
         """Several matches' records in one transaction (group commit); all land or none."""
-        now = datetime.now(UTC)
-        events = []
+        return self.append_encoded([(match_id, after, records, None) for match_id, after, records in batches])
+
+    def append_encoded(self, batches: Sequence[Batch]) -> list[int]:
+        """append_many, each batch with its records' compact JSON when the caller has it already (a live
+        match keeps the same bytes: server/compact.py encode), so a record is encoded once."""
+        at = datetime.now(UTC)
+        stamp = stored_stamp(at)
+        stored = []
         versions = []
-        for match_id, after_version, records in batches:
+        for match_id, after_version, records, rows in batches:
             for offset, record in enumerate(records, start=1):
-                events.append(
-                    MatchRecorded(
-                        originator_id=match_id,
-                        originator_version=after_version + offset,
-                        timestamp=now,
-                        record=dict(record),
-                    )
-                )
+                row = rows[offset - 1] if rows is not None else None
+                stored.append(self._stored(match_id, after_version + offset, at, stamp, record, row))
             versions.append(after_version + len(records))
         try:
-            # The event store's put, not Application.save: no aggregates here, and save's per-event
-            # protocol checks cost more than the insert's own Python (profiled under make bench).
-            self._app.events.put(events)
+            self._insert(stored)
         except IntegrityError as exc:
             raise VersionConflict(str(exc)) from None
         return versions
+
+    def _stored(
+        self, match_id: uuid.UUID, version: int, at: datetime, stamp: bytes, record: Record, row: bytes | None = None
+    ) -> StoredEvent:
+        if not self._direct:  # the environment asked the library to compress or encrypt: its mapper does
+            event = MatchRecorded(originator_id=match_id, originator_version=version, timestamp=at, record=dict(record))
+            return self._app.mapper.to_stored_event(event)
+        state = stamp + (row if row is not None else json.dumps(record, separators=(",", ":")).encode()) + b"}"
+        return StoredEvent(originator_id=match_id, originator_version=version, topic=RECORDED_TOPIC, state=state)
+
+    def _insert(self, stored: list[StoredEvent]) -> None:
+        """The stored events in one transaction. On SQLite one executemany: the library's recorder runs one
+        INSERT per event for its notification ids, which nothing here uses. Elsewhere the library's own."""
+        recorder = self._app.recorder
+        if not isinstance(recorder, SQLiteAggregateRecorder):
+            recorder.insert_events(stored)
+            return
+        rows = [(s.originator_id.hex, s.originator_version, s.topic, s.state) for s in stored]  # type: ignore[union-attr]
+        with recorder.datastore.transaction(commit=True) as cursor:
+            cursor.executemany(recorder.insert_events_statement, rows)
 
     def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
         """The records after `after_version`, in order; UnreadableRecord names the first that does not decode."""
@@ -251,21 +289,53 @@ class EventStore:
         issue tokens decoded (others are left empty, as is one that does not decode: reading its match
         reports it, and quarantines it)."""
         changes = []
-        for notification in self._app.recorder.select_notifications(start=position + 1, limit=limit):
+        for notification_id, stream, version, state in self._entries_after(position, limit):
             record: Record = {}
-            # Only records that issue tokens are read (created, joined): decoding every entry was most of
-            # a catch-up's cost. The raw bytes are the record's JSON, so a substring tells.
-            if any(mark in notification.state for mark in TOKEN_MARKS):
+            if state is not None:
                 try:
-                    record = _as_record(self._app.mapper.to_domain_event(notification))
+                    event = StoredEvent(
+                        originator_id=stream, originator_version=version, topic=RECORDED_TOPIC, state=state
+                    )
+                    record = _as_record(self._app.mapper.to_domain_event(event))
                 except Exception:
                     record = {}
-            match_id = uuid.UUID(str(notification.originator_id))
-            changes.append(Change(notification.id, match_id, notification.originator_version, record))
+            changes.append(Change(notification_id, stream, version, record))
         return changes
+
+    def _entries_after(self, position: int, limit: int) -> list[tuple[int, uuid.UUID, int, bytes | None]]:
+        """(position, match, version, the stored state if it issues a token, else None). Only records that
+        issue tokens are read (created, joined): decoding every entry was most of a catch-up's cost. The
+        raw bytes are the record's JSON, so a substring tells; on SQLite the database looks for it, and
+        the other states are never fetched (the catch-up was a third of the store thread's work)."""
+        recorder = self._app.recorder
+        if isinstance(recorder, SQLiteAggregateRecorder):
+            issues_token = " OR ".join(["instr(state, ?)"] * len(TOKEN_MARKS))
+            statement = (
+                f"SELECT rowid, originator_id, originator_version, CASE WHEN {issues_token} THEN state END "
+                f"FROM {recorder.events_table_name} WHERE rowid>? ORDER BY rowid LIMIT ?"
+            )
+            with recorder.datastore.transaction(commit=False) as cursor:
+                cursor.execute(statement, (*TOKEN_MARKS, position, limit))
+                rows = cursor.fetchall()
+            return [(row[0], _stream_id(row[1]), row[2], row[3]) for row in rows]
+        return [
+            (
+                n.id,
+                uuid.UUID(str(n.originator_id)),
+                n.originator_version,
+                n.state if any(mark in n.state for mark in TOKEN_MARKS) else None,
+            )
+            for n in self._app.recorder.select_notifications(start=position + 1, limit=limit)
+        ]
 
     def last_position(self) -> int:
         return int(self._app.recorder.max_notification_id() or 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _stream_id(hex_id: str) -> uuid.UUID:
+    """A stream's id from its stored hex: a catch-up meets the same few matches again and again."""
+    return uuid.UUID(hex_id)
 
 
 def _open(url: str, attempts: int = 5) -> MatchLog:

@@ -31,6 +31,7 @@ class TurnView:
     clock: float
     deadline: float | None = None  # this seat's own deadline (Cookoff's reserve clock runs past the phase's)
     reserve: float | None = None  # the reserve seconds it still holds
+    view_json: str = ""  # `view` as JSON with sorted keys (the Update of the same version carries the same)
 
 
 # How far back a turn is looked for: a phase longer than this many records is rare (each submission of
@@ -95,4 +96,5 @@ def turn_view(live: LiveMatch, seat: str, server_now: float, shown: int | None =
         clock=live.clock_at(server_now),
         deadline=deadline,
         reserve=reserve,
+        view_json=live.view_json_at(live.version, viewer),
     )

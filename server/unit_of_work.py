@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from server.bus import Appended, Bus
 from server.clock import Clock
+from server.compact import encode
 from server.errors import Aborted, Unavailable
 from server.live import LiveMatch
 from server.records import ChainKey, Record, chain, needs_chain_keyed
@@ -91,8 +92,9 @@ class UnitOfWork:
             at = records[0].get("at", self.now(live)) if records else self.now(live)  # as the write it opens
             records = [{"kind": "chain_keyed", "key_id": self.chain_key.key_id, "at": at}, *records]
         stamped = chain(live.last_hash, records, self.chain_key)
+        rows = [encode(record) for record in stamped]  # once: the store and the live match keep the same bytes
         try:
-            await self.matches.writer.append(live.id, live.version, stamped)
+            await self.matches.writer.append(live.id, live.version, stamped, rows)
         except TRANSIENT as exc:  # whether it landed is unknown: a retry with the request id is safe
             self.matches.forget(live.id)
             raise Unavailable(
@@ -102,9 +104,9 @@ class UnitOfWork:
             self.matches.forget(live.id)  # another process wrote first: reload on next use
             raise LostRace("another writer changed this match first; nothing was written, reload and retry") from None
         first = live.version + 1
-        for version, record in enumerate(stamped, start=first):
+        for version, (record, row) in enumerate(zip(stamped, rows, strict=True), start=first):
             if live.version < version:  # a catch-up from the store may have applied it already
-                live.apply(record)
+                live.apply(record, row)
         self.matches.remeasure(live)
         self.bus.publish(Appended(live))
         return [(first + offset, record) for offset, record in enumerate(stamped)]

@@ -4,6 +4,7 @@ never change, so neither do these: the latest few are kept."""
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ class VersionFacts:
         self.live = live
         self.statuses: OrderedDict[int, Status] = OrderedDict()
         self.views: OrderedDict[tuple[int, Viewer], dict[str, Any]] = OrderedDict()
+        self.view_texts: OrderedDict[tuple[int, Viewer], str] = OrderedDict()
 
     def status(self, version: int | None) -> Status:
         live = self.live
@@ -42,6 +44,24 @@ class VersionFacts:
                 known = live.game.status(live.state if version is None else live.state_at(version))
             self.statuses[at] = known
             _trim(self.statuses)
+        return known
+
+    def applied(self, version: int, status: Status) -> None:
+        """The game's status after a record just applied at `version` (apply computes it anyway): kept, so
+        the write's answer, the turn rule and every stream of the move ask the game no more. A waiting or
+        cancelled match's status is not the game's: those are left to `status`."""
+        live = self.live
+        if not live.cancelled(version) and not live.waiting_at(version):
+            self.statuses[version] = status
+            _trim(self.statuses)
+
+    def view_json(self, version: int, viewer: Viewer) -> str:
+        """The view as an Update and a Turn carry it (sorted keys): a move's Update and its Turn share it."""
+        key = (version, viewer)
+        known = self.view_texts.get(key)
+        if known is None:
+            known = self.view_texts[key] = json.dumps(self.view(version, viewer), sort_keys=True)
+            _trim(self.view_texts)
         return known
 
     def view(self, version: int, viewer: Viewer) -> dict[str, Any]:

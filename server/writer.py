@@ -11,10 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from server.records import Record
-from server.store import EventStore, VersionConflict
+from server.store import Batch, EventStore, VersionConflict
 
 T = TypeVar("T")
-Pending = tuple[uuid.UUID, int, Sequence[Record], "asyncio.Future[None]"]
+Pending = tuple[Batch, "asyncio.Future[None]"]
 
 
 class WriterClosed(RuntimeError):
@@ -34,14 +34,17 @@ class GroupWriter:
         """Run any store call on the store's thread (reads included), off the event loop."""
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
-    async def append(self, match_id: uuid.UUID, after_version: int, records: Sequence[Record]) -> None:
+    async def append(
+        self, match_id: uuid.UUID, after_version: int, records: Sequence[Record], rows: Sequence[bytes] | None = None
+    ) -> None:
+        """Append `records` (and their compact JSON, `rows`, when the caller has it) in the next group."""
         if self._closed:
             raise WriterClosed("the store is closing; nothing was written")
         if self._queue is None:
             self._queue = asyncio.Queue()
             self._task = asyncio.create_task(self._run(self._queue))
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((match_id, after_version, records, done))
+        self._queue.put_nowait(((match_id, after_version, records, rows), done))
         await done
 
     async def _run(self, queue: asyncio.Queue[Pending | None]) -> None:
@@ -63,13 +66,13 @@ class GroupWriter:
 
     async def _write(self, group: list[Pending]) -> None:
         try:
-            await self.call(self.store.append_many, [(m, v, r) for m, v, r, _ in group])
+            await self.call(self.store.append_encoded, [batch for batch, _ in group])
             outcomes: list[BaseException | None] = [None] * len(group)
         except VersionConflict:
-            outcomes = [await self._one(m, v, r) for m, v, r, _ in group]
+            outcomes = [await self._one(batch) for batch, _ in group]
         except Exception as exc:
             outcomes = [exc] * len(group)
-        for (_, _, _, done), outcome in zip(group, outcomes, strict=True):
+        for (_, done), outcome in zip(group, outcomes, strict=True):
             if done.done():
                 continue
             if outcome is None:
@@ -77,9 +80,9 @@ class GroupWriter:
             else:
                 done.set_exception(outcome)
 
-    async def _one(self, match_id: uuid.UUID, after: int, records: Sequence[Record]) -> BaseException | None:
+    async def _one(self, batch: Batch) -> BaseException | None:
         try:
-            await self.call(self.store.append, match_id, after, records)
+            await self.call(self.store.append_encoded, [batch])
             return None
         except Exception as exc:
             return exc

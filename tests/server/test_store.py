@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from server import store as server_store
 from server.records import chain, first_broken_link, retracted_versions
 from server.store import EventStore, VersionConflict
 from tests.conftest import postgres_url
@@ -114,3 +115,26 @@ def test_the_hash_chain_finds_a_row_edited_in_the_sqlite_file(tmp_path: Path) ->
 def test_rollback_records_mark_the_versions_they_retract() -> None:
     records = [{"kind": "created"}, {"kind": "game"}, {"kind": "game"}, {"kind": "rollback", "to": 2}, {"kind": "game"}]
     assert retracted_versions(records) == {3}
+
+
+def test_an_event_written_directly_is_what_the_library_writes_and_reads_back(store_url: str) -> None:
+    """append_many writes the stored state itself, not through the library's mapper (stored_stamp): the
+    bytes of an ASCII record are the mapper's own, and any record (non-ASCII, a lone surrogate) reads back
+    through the library as written."""
+    from datetime import UTC, datetime
+
+    from server.store import MatchRecorded
+
+    store = EventStore(store_url)
+    match, at = uuid.uuid4(), datetime(2026, 12, 2, 10, 30, 0, 123456, tzinfo=UTC)
+    ascii_record = {"kind": "game", "event": {"type": "Picked", "number": 2}, "at": 1.25, "note": None}
+    mine = store._stored(match, 1, at, server_store.stored_stamp(at), ascii_record)
+    theirs = store._app.mapper.to_stored_event(
+        MatchRecorded(originator_id=match, originator_version=1, timestamp=at, record=ascii_record)
+    )
+    assert (mine.topic, mine.state) == (theirs.topic, theirs.state)
+    records = chain("", [{"kind": "created", "text": "Käse ☕ 𝄞"}, {"kind": "command", "text": "pick \ud800"}])
+    store.append(match, 0, records)
+    assert store.read(match) == records
+    assert [change.version for change in store.changes_after(0) if change.match_id == match] == [1, 2]
+    store.close()
