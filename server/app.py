@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from server.arena.settings import ArenaSettings
 from server.clock import Clock
 from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, arena_handler
 from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
+from server.grpc.plumbing import UnaryCalls
 from server.grpc.reflection import enable_reflection
 from server.limits import Limits
 from server.matches import Matches
@@ -148,36 +147,6 @@ async def cancelled_quietly(task: asyncio.Task[Any]) -> None:
         await task
 
 
-class CallCounter(grpc.aio.ServerInterceptor):
-    """Counts the unary calls in flight, so a shutdown can say how many it let finish or cut."""
-
-    def __init__(self) -> None:
-        self.in_flight = 0
-        self.cancelled = 0
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        inner = getattr(handler, "unary_unary", None)
-        if inner is None or not inspect.iscoroutinefunction(inner):
-            return handler
-
-        async def counted(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            self.in_flight += 1
-            try:
-                return await inner(request, context)
-            except asyncio.CancelledError:
-                self.cancelled += 1
-                raise
-            finally:
-                self.in_flight -= 1
-
-        return handler._replace(unary_unary=counted)
-
-
 @dataclass
 class Running:
     server: grpc.aio.Server
@@ -185,7 +154,7 @@ class Running:
     matches: Matches
     store: EventStore
     ticker: asyncio.Task[None]
-    calls: CallCounter = field(default_factory=CallCounter)
+    calls: UnaryCalls = field(default_factory=UnaryCalls)
     listener: AppendListener | None = None  # other nodes' appends (PostgreSQL only)
     http: Site | None = None  # the live page (--http)
     http_port: int = 0
@@ -239,8 +208,8 @@ async def start_server(settings: Settings) -> Running:
     if settings.http_address:
         refuse_plaintext_in_public(settings.http_address, credentials is not None, settings.insecure_public)
     secure_var_dir(settings.var_dir)
-    calls = CallCounter()
-    server = grpc.aio.server(interceptors=(calls,), options=[*EXCLUSIVE_PORT_OPTIONS, *settings.connections.options()])
+    calls = UnaryCalls()
+    server = grpc.aio.server(options=[*EXCLUSIVE_PORT_OPTIONS, *settings.connections.options()])
     port = bind(server, settings.address, credentials)
     tighten_sqlite_files(settings.store_url())  # before opening: a store written by an older release
     key = chainkey.for_store(settings.store_url(), settings.var_dir, settings.chain_key_file)
@@ -268,8 +237,8 @@ async def start_server(settings: Settings) -> Running:
     await matches.start()
     arena = Arena(matches.platform, settings.arena)
     await arena.start()
-    service = MatchService(matches)
-    server.add_generic_rpc_handlers((match_handler(service), arena_handler(ArenaService(arena))))
+    service = MatchService(matches, calls)
+    server.add_generic_rpc_handlers((match_handler(service), arena_handler(ArenaService(arena, calls))))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME), server)

@@ -23,6 +23,7 @@ from server.errors import BadRequest, Unauthenticated
 from server.grpc import arena_convert as convert
 from server.grpc.plumbing import (
     MalformedRequest,
+    UnaryCalls,
     abort_for,
     bearer_token,
     end_stream,
@@ -38,8 +39,9 @@ from server.streams import StreamEnd, TooManyStreams, peer_address
 
 
 class ArenaService:
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, calls: UnaryCalls | None = None) -> None:
         self.arena = arena
+        self.calls = calls or UnaryCalls()
         self.platform = arena.platform
         self.limits = arena.platform.limits
 

@@ -21,6 +21,7 @@ from server.grpc.dispute_service import DisputeRpcs
 from server.grpc.play_service import PlayStream
 from server.grpc.plumbing import (
     MalformedRequest,
+    UnaryCalls,
     abort_for,
     bearer_token,
     end_stream,
@@ -44,8 +45,9 @@ def _expected(request: Any) -> int | None:
 
 
 class MatchService(DisputeRpcs):
-    def __init__(self, matches: Matches) -> None:
+    def __init__(self, matches: Matches, calls: UnaryCalls | None = None) -> None:
         self.matches = matches
+        self.calls = calls or UnaryCalls()  # shared with the other services: shutdown reports them
         self.page_url = ""  # the pages' address once they serve (invitations carry their links)
         self.commands = matches.commands
         self.seats = matches.seats

@@ -5,6 +5,7 @@ request's idempotency tag, and how a stream the server ends on purpose says why 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 from collections.abc import Awaitable, Callable
@@ -80,15 +81,36 @@ async def abort_for(exc: Exception, context: grpc.aio.ServicerContext, limits: L
     await context.abort(code, cut(str(exc), limits))  # cut: a message may quote the caller's input
 
 
+class UnaryCalls:
+    """The unary calls in flight, so a shutdown can say how many it let finish or cut. Counted by `unary`
+    (every unary method of ours), not by a server interceptor: any interceptor puts every call of the
+    server on grpc.aio's slower path (about 12% of an echo's server CPU, measured: docs/BENCHMARKS.md)."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.cancelled = 0
+
+
 def unary(method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]) -> Any:
+    """A unary method of a service (which has `limits` and `calls`): malformed requests and the refusals of
+    server/errors.py become their status codes; the call is counted in `calls` while it runs."""
+
     @functools.wraps(method)
     async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        if isinstance(request, MalformedRequest):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
+        calls: UnaryCalls = self.calls
+        calls.in_flight += 1
         try:
-            return await method(self, request, context)
-        except Exception as exc:  # mapped by the table; anything else propagates as a server bug
-            await abort_for(exc, context, self.limits)
+            if isinstance(request, MalformedRequest):
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, cut(request.error, self.limits))
+            try:
+                return await method(self, request, context)
+            except Exception as exc:  # mapped by the table; anything else propagates as a server bug
+                await abort_for(exc, context, self.limits)
+        except asyncio.CancelledError:
+            calls.cancelled += 1
+            raise
+        finally:
+            calls.in_flight -= 1
 
     return handler
 
