@@ -98,11 +98,17 @@ async def _serve(shape: str, ports: list[int]) -> None:
     await server.wait_for_termination()
 
 
+def _run(loop: asyncio.AbstractEventLoop, shape: str, ports: list[int]) -> None:
+    task = loop.create_task(_serve(shape, ports))
+    loop.run_forever()  # until measure() stops it: the server is dropped with its loop
+    task.cancel()
+
+
 def measure(shape: str, seconds: float) -> tuple[int, float]:
     """(operations, server CPU µs per operation) for one shape: a server thread here, clients in processes."""
     ports: list[int] = []
     loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_until_complete, args=(_serve(shape, ports),), daemon=True).start()
+    threading.Thread(target=_run, args=(loop, shape, ports), daemon=True).start()
     give_up = time.monotonic() + 30
     while not ports and time.monotonic() < give_up:
         time.sleep(0.01)
