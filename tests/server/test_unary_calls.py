@@ -45,4 +45,3 @@ def test_a_unary_call_is_counted_while_it_runs_and_when_it_is_cut() -> None:
         assert (service.calls.in_flight, service.calls.cancelled) == (0, 1)
 
     asyncio.run(scenario())
-
