@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.contract import Context, Event, Game, Json
+from engine.contract import Context, Event, Game, Json, Status
 from engine.errors import AlreadySubmitted, NotYourTurn
 from engine.rng import rng_for
 
@@ -38,7 +38,11 @@ def submit(game: Game[Any, Any], state: Any, player: str, command: Any, ctx: Con
 
 
 def is_due(game: Game[Any, Any], state: Any, now: float) -> bool:
-    status = game.status(state)
+    return due(game.status(state), now)
+
+
+def due(status: Status, now: float) -> bool:
+    """Whether a phase with this status has reached its deadline at match-clock `now`."""
     return not status.finished and status.deadline is not None and now >= status.deadline
 
 

@@ -184,10 +184,6 @@ class LiveMatch:
         """The game's view of `version` for `viewer` (kept: shared by those who ask; never change it)."""
         return self.facts.view(version, viewer)
 
-    def view_json_at(self, version: int, viewer: Viewer) -> str:
-        """view_at as JSON with sorted keys (kept: an Update and a Turn of one version carry the same)."""
-        return self.facts.view_json(version, viewer)
-
     # --- a match waits for its players (created records since issue 24 carry `waits`) ---------------
 
     def waiting_at(self, version: int) -> bool:
@@ -289,10 +285,8 @@ class LiveMatch:
 
     # --- applying a record ----------------------------------------------------------------------
 
-    def apply(self, record: Record, row: bytes | None = None) -> None:
-        """Apply the next record (`row`: its compact JSON, `encode(record)`, when the caller has it)."""
-        if row is None:
-            row = encode(record)  # first: a record that cannot be kept changes nothing
+    def apply(self, record: Record, row: bytes | None = None) -> None:  # row: encode(record), if the caller has it
+        row = encode(record) if row is None else row  # first: a record that cannot be kept changes nothing
         version = len(self.records) + 1  # the version this record becomes
         folded = envelope.evolve(self.envelope, record, version)  # an unknown kind changes nothing either
         state = self._step(self._state, record)
@@ -305,9 +299,7 @@ class LiveMatch:
         self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)
         if record["kind"] in ("game", "rollback"):
-            status = self.game.status(state)
-            self.facts.applied(version, status)
-            self._follow_status(version, record, status)
+            self._follow_status(version, record, self.facts.applied(version, self.game.status(state)))
         self._keep_snapshot(version, len(row), state)
 
     def _index(self, version: int, record: Record, state: Any) -> None:

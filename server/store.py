@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import secrets
 import sqlite3
@@ -40,6 +39,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 
 from server.catalog import Catalog
+from server.compact import encode
 from server.errors import StartupRefused
 
 Record = dict[str, Any]
@@ -80,7 +80,7 @@ RECORDED_TOPIC = get_topic(MatchRecorded)
 def stored_stamp(now: datetime) -> bytes:
     """The start of a stored event's state, up to its record: what the library's mapper writes for a
     MatchRecorded (its JSON transcoder: the timestamp as `datetime_iso`, then the record), written here
-    directly, since the mapper's per-event work was a third of the store thread's. The record is ASCII JSON
+    directly, since the mapper's per-event work was about a fifth of the store thread's. The record is ASCII JSON
     (ensure_ascii, as server/compact.py keeps records: a lone surrogate in a text survives), which the
     library decodes as it decodes its own."""
     return b'{"timestamp":{"_type_":"datetime_iso","_data_":"' + now.isoformat().encode() + b'"},"record":'
@@ -239,7 +239,7 @@ class EventStore:
         if not self._direct:  # the environment asked the library to compress or encrypt: its mapper does
             event = MatchRecorded(originator_id=match_id, originator_version=version, timestamp=at, record=dict(record))
             return self._app.mapper.to_stored_event(event)
-        state = stamp + (row if row is not None else json.dumps(record, separators=(",", ":")).encode()) + b"}"
+        state = stamp + (row if row is not None else encode(record)) + b"}"
         return StoredEvent(originator_id=match_id, originator_version=version, topic=RECORDED_TOPIC, state=state)
 
     def _insert(self, stored: list[StoredEvent]) -> None:
@@ -306,7 +306,7 @@ class EventStore:
         """(position, match, version, the stored state if it issues a token, else None). Only records that
         issue tokens are read (created, joined): decoding every entry was most of a catch-up's cost. The
         raw bytes are the record's JSON, so a substring tells; on SQLite the database looks for it, and
-        the other states are never fetched (the catch-up was a third of the store thread's work)."""
+        the other states are never fetched (the catch-up was about a fifth of the store thread's work)."""
         recorder = self._app.recorder
         if isinstance(recorder, SQLiteAggregateRecorder):
             issues_token = " OR ".join(["instr(state, ?)"] * len(TOKEN_MARKS))

@@ -25,13 +25,13 @@ class TurnView:
     seat: str
     game: str
     view: dict[str, Json]
+    view_json: str  # `view` as JSON with sorted keys (the Update of the same version carries the same)
     status: Status
     forms: tuple[str, ...]  # the sentences the phase accepts, as templates
     example: str | None  # one command text the seat could send now
     clock: float
     deadline: float | None = None  # this seat's own deadline (Cookoff's reserve clock runs past the phase's)
     reserve: float | None = None  # the reserve seconds it still holds
-    view_json: str = ""  # `view` as JSON with sorted keys (the Update of the same version carries the same)
 
 
 # How far back a turn is looked for: a phase longer than this many records is rare (each submission of
@@ -90,11 +90,11 @@ def turn_view(live: LiveMatch, seat: str, server_now: float, shown: int | None =
         seat=seat,
         game=game.name,
         view=live.view_at(live.version, viewer),
+        view_json=live.facts.view_json(live.version, viewer),
         status=live.status(),
         forms=engine_step(lambda: tuple(game.forms(state, seat))),
         example=engine_step(lambda: game.example(state, seat)),
         clock=live.clock_at(server_now),
         deadline=deadline,
         reserve=reserve,
-        view_json=live.view_json_at(live.version, viewer),
     )

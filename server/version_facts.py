@@ -46,14 +46,15 @@ class VersionFacts:
             _trim(self.statuses)
         return known
 
-    def applied(self, version: int, status: Status) -> None:
+    def applied(self, version: int, status: Status) -> Status:
         """The game's status after a record just applied at `version` (apply computes it anyway): kept, so
         the write's answer, the turn rule and every stream of the move ask the game no more. A waiting or
-        cancelled match's status is not the game's: those are left to `status`."""
+        cancelled match's status is not the game's: those are left to `status`. Returns `status`."""
         live = self.live
         if not live.cancelled(version) and not live.waiting_at(version):
             self.statuses[version] = status
             _trim(self.statuses)
+        return status
 
     def view_json(self, version: int, viewer: Viewer) -> str:
         """The view as an Update and a Turn carry it (sorted keys): a move's Update and its Turn share it."""

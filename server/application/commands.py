@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import match as rules
-from engine.contract import Status
 from engine.errors import InvalidConfig
 from engine.registry import get_game
 from server import decisions, waiting
@@ -189,7 +188,7 @@ class MatchCommands:
                 return 0
             starts_at = waiting.starts_at(live)  # opened at the time the host set, like a deadline at its own time
             written += len(await self.uow.append(live, start_records(live, now if starts_at is None else starts_at)))
-        while _due(live.status(), now):  # the kept status (server/version_facts.py), not the game asked again
+        while rules.due(live.status(), now):  # the kept status (server/version_facts.py), not the game asked again
             deadline = live.status().deadline
             assert deadline is not None
             written += len(await self.timeout(live, deadline, cause("clock", timeout=True)))
@@ -202,11 +201,6 @@ class MatchCommands:
         if not events:
             raise FailedPrecondition(f"nothing to end in {live.status().phase}")
         return await self.uow.append(live, tagged(game_records(events, why, at), tag, caller))
-
-
-def _due(status: Status, now: float) -> bool:
-    """engine.match.is_due, on a status already known."""
-    return not status.finished and status.deadline is not None and now >= status.deadline
 
 
 def new_seed() -> int:

@@ -268,15 +268,15 @@ def verify_response(report: dict[str, Any]) -> pb.VerifyResponse:
 
 
 def subscribe_update(
-    version: int, record: Record, view: dict[str, Any] | str | None = None, status: pb.Status | None = None
+    version: int, record: Record, view_json: str | None = None, status: pb.Status | None = None
 ) -> bytes:
     """One Subscribe update, serialized (built once per viewer class and shared by its streams); the last
     version of a batch carries the view and the status."""
     update = pb.SubscribeResponse(event=event_message(version, record))
     if record["kind"] == "rollback":
         update.rolled_back_to = int(record["to"])
-    if view is not None:
-        update.view_json = view if isinstance(view, str) else json.dumps(view, sort_keys=True)
+    if view_json is not None:
+        update.view_json = view_json
     if status is not None:
         update.status.CopyFrom(status)
     return update.SerializeToString()
@@ -331,7 +331,7 @@ def turn_response(turn: TurnView) -> pb.PlayResponse:
     message = pb.Turn(
         version=turn.version,
         match_version=turn.match_version,
-        view_json=turn.view_json or json.dumps(turn.view, sort_keys=True),
+        view_json=turn.view_json,
         status=status_message(turn.status, False),
         forms=list(turn.forms),
         example=turn.example or "",
@@ -372,5 +372,7 @@ def update_bytes(live: LiveMatch, viewer: Viewer, version: int, last: int) -> by
     record = visible_record(live, version, viewer)  # a rollback's target is public: it is in every view
     if version != last:
         return subscribe_update(version, record)
-    view = live.view_json_at(version, viewer)
-    return subscribe_update(version, record, view, status_message(live.status(version), live.paused_after(version)))
+    view_json = live.facts.view_json(version, viewer)
+    return subscribe_update(
+        version, record, view_json, status_message(live.status(version), live.paused_after(version))
+    )
