@@ -5,8 +5,11 @@ of each starts, verifies, and plays on, with the credentials as they were saved.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from clients import cli
 from clients.client import MatchClient
 from server.app import Settings
+from server.clock import ManualClock
 from server.identities import is_server_stream
 from tests.support.server import ServerThread
 
@@ -22,12 +26,23 @@ RELEASES = sorted(path.name for path in FIXTURES.iterdir() if (path / "var" / "m
 SAVED_AT = "127.0.0.1:50917"  # the address the fixture script's server had, which keys the credentials file
 
 
+def stored_at(database: Path) -> float:
+    """The match clock when the release stopped: its latest record's time. Its matches' deadlines run on
+    from there; a server on today's clock would see them passed once the fixture is a day old (the mining
+    match's start phase ended by the clock, a day after the fixture was written, and its test failed)."""
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+        states = [bytes(row[0]) for row in connection.execute("SELECT state FROM stored_events")]
+    return max(float(at) for state in states for at in re.findall(rb'"at":([0-9.]+)', state))
+
+
 @pytest.fixture(params=RELEASES)
 def release(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerThread]:
     source = FIXTURES / request.param
     shutil.copytree(source, tmp_path / "release")  # never the fixture itself: starting tightens and keys it
     (tmp_path / "release" / "release.name").write_text(request.param)
-    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "release" / "var"))).start()
+    clock = ManualClock(stored_at(source / "var" / "matches.db") + 1)  # a second after the release stopped
+    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "release" / "var"), clock=clock))
+    server.start()
     try:  # stopped even if the rest of the set-up fails
         saved = json.loads((tmp_path / "release" / "credentials.json").read_text())
         credentials = tmp_path / "credentials.json"
@@ -67,7 +82,9 @@ def test_a_stored_release_is_upgraded_once_then_starts_reading_no_match(
     assert len(listed) == 3
     release.stop()
     with caplog.at_level("INFO", logger="server.matches"):
-        again = ServerThread(Settings(address="127.0.0.1:0", var_dir=release.settings.var_dir)).start()
+        again = ServerThread(
+            Settings(address="127.0.0.1:0", var_dir=release.settings.var_dir, clock=release.settings.clock)
+        ).start()
     try:
         assert again.running is not None
         assert not any("upgrad" in message for message in caplog.messages)
@@ -112,6 +129,20 @@ def test_a_stored_match_plays_on_and_its_unclaimed_seats_are_filled_by_invitatio
     assert after.version > before + 3
     code, out = matchctl(release, capsys, "verify", mining, "--receipts")
     assert code == 0 and "receipts held" in out and ", 0 receipts held" not in out, out
+
+
+def test_a_stored_match_keeps_its_deadline_and_the_clock_ends_its_phase_once_it_passes(
+    release: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The other side of the fixed clock: a deadline stored by an old release still binds."""
+    mining = (Path(release.settings.var_dir).parent / "mining.id").read_text().strip()
+    status = release.client().state(mining, release.admin_token).status
+    clock = release.settings.clock
+    assert isinstance(clock, ManualClock) and status.phase == "setup" and status.deadline > clock.now()
+    clock.advance(status.deadline - clock.now() + 1)
+    code, _ = matchctl(release, capsys, "submit", mining, "--as", "ann", "start", "b", "1")
+    assert code == 1  # too late: the clock ended the setup phase first
+    assert release.client().state(mining, release.admin_token).status.phase != "setup"
 
 
 def test_a_stored_release_hosts_bots_and_a_tournament_beside_its_old_matches(release: ServerThread) -> None:
