@@ -12,7 +12,10 @@ of 2 threads each (8 clients, as the peers bench); server CPU from /proc around 
 - `stream: read task + write`: reads in a task of their own that hands each message to the handler (Play
   reads so while it waits on the match too);
 - `unary`, and `unary, one interceptor`: a call answered at once, bare and behind a trivial interceptor
-  (any interceptor puts every call on grpc.aio's slower path; the server has none since issue 30).
+  (any interceptor puts every call on grpc.aio's slower path; the server has none since issue 30);
+- `websocket: read + write` and `read + 2 writes`: the stream shapes over a WebSocket that aiohttp (already
+  the pages' server) serves in the same kind of event loop, binary frames, one connection per client: what
+  the other transport the peers use would cost a Play move here (issue 30's open decision).
 
 The CPU loop of this 2-core VM varies by up to a third between runs (neighbours): compare shapes measured
 together, and repeat."""
@@ -40,6 +43,8 @@ SHAPES = (
     "stream: read task + write",
     "unary",
     "unary, one interceptor",
+    "websocket: read + write",
+    "websocket: read + 2 writes",
 )
 PROCESSES, THREADS = 4, 2
 
@@ -98,8 +103,34 @@ async def _serve(shape: str, ports: list[int]) -> None:
     await server.wait_for_termination()
 
 
+async def _serve_websocket(shape: str, ports: list[int]) -> None:
+    from aiohttp import WSMsgType, web
+
+    writes = 2 if shape == "websocket: read + 2 writes" else 1
+
+    async def stream(request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        async for message in socket:
+            if message.type != WSMsgType.BINARY:
+                break
+            for _ in range(writes):
+                await socket.send_bytes(REPLY)
+        return socket
+
+    app = web.Application()
+    app.router.add_get("/stream", stream)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    ports.append(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]  # the port it was given
+    await asyncio.Event().wait()
+
+
 def _run(loop: asyncio.AbstractEventLoop, shape: str, ports: list[int]) -> None:
-    task = loop.create_task(_serve(shape, ports))
+    serve = _serve_websocket if shape.startswith("websocket") else _serve
+    task = loop.create_task(serve(shape, ports))
     loop.run_forever()  # until measure() stops it: the server is dropped with its loop
     task.cancel()
 
@@ -128,8 +159,34 @@ def measure(shape: str, seconds: float) -> tuple[int, float]:
     return operations, cpu / max(operations, 1) * 1e6
 
 
+def websocket_client(port: int, shape: str, seconds: float) -> None:
+    import aiohttp
+
+    per_request = 2 if shape == "websocket: read + 2 writes" else 1
+
+    async def one(session: aiohttp.ClientSession) -> int:
+        done, until = 0, time.monotonic() + seconds
+        async with session.ws_connect(f"ws://127.0.0.1:{port}/stream") as socket:
+            while time.monotonic() < until:
+                await socket.send_bytes(b"x" * 80)
+                for _ in range(per_request):
+                    await socket.receive()
+                done += 1
+        return done
+
+    async def run() -> int:
+        async with aiohttp.ClientSession() as session:
+            return sum(await asyncio.gather(*(one(session) for _ in range(THREADS))))
+
+    print(asyncio.run(run()), flush=True)
+
+
 def client(port: int, shape: str, seconds: float) -> None:
     import queue
+
+    if shape.startswith("websocket"):
+        websocket_client(port, shape, seconds)
+        return
 
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     counts: list[int] = []
