@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,9 @@ def serve(argv: list[str]) -> None:
 
     from bench import serve as bench_serve
     from matchserver.v1 import matchserver_pb2 as pb
+    from server.grpc.match_service import MatchService
     from server.grpc.play_service import PlayStream
+    from server.grpc.plumbing import UnaryCalls
     from server.web import live as live_pages
 
     pages_init = live_pages.MatchPages.__init__
@@ -84,6 +87,20 @@ def serve(argv: list[str]) -> None:
             return socket
 
         site.get("/play", play)
+        service = MatchService(matches, UnaryCalls())
+
+        async def subscribe(request: web.Request) -> web.WebSocketResponse:
+            socket = web.WebSocketResponse(max_msg_size=64 * 1024)
+            await socket.prepare(request)
+            first = await socket.receive()
+            message = pb.SubscribeRequest()
+            message.ParseFromString(first.data)
+            with contextlib.suppress(ConnectionAbortedError):
+                await service.Subscribe(message, SocketContext(socket, request))  # type: ignore[arg-type]
+            await socket.close()
+            return socket
+
+        site.get("/subscribe", subscribe)
 
     live_pages.MatchPages.__init__ = with_play  # type: ignore[method-assign]
     bench_serve.main(argv)
@@ -169,23 +186,103 @@ async def _socket_client(address: str, pages: str, admin: str, seconds: float) -
         os._exit(0)
 
 
-def measure(transport: str, clients: int, seconds: float) -> tuple[int, float]:
-    """(moves, server CPU µs per move) on a fresh server (SQLite) with `clients` client processes."""
+async def socket_watchers(pages: str, address: str, match_id: str, count: int) -> None:
+    """bench/peer_client.py's `watch` role (the same JSON lines), its spectators over /subscribe."""
+    import aiohttp
+
+    from bench.peer_client import commands, say
+    from clients.client import MatchClient
+    from matchserver.v1 import matchserver_pb2 as pb
+
+    receipts: list[list[tuple[int, float]]] = [[] for _ in range(count)]
+    opened = [asyncio.Event() for _ in range(count)]
+    loop = asyncio.get_running_loop()
+    version = MatchClient(address).state(match_id).version - 1
+
+    async def follow(session: aiohttp.ClientSession, index: int) -> None:
+        async with session.ws_connect(pages + "/subscribe", headers={"Authorization": "Spectator"}) as socket:
+            request = pb.SubscribeRequest(match_id=match_id, from_version=version, bundle=True)
+            await socket.send_bytes(request.SerializeToString())
+            async for frame in socket:
+                message = pb.SubscribeResponse()
+                message.ParseFromString(frame.data)
+                for update in message.updates or [message]:
+                    if opened[index].is_set():
+                        receipts[index].append((update.event.version, time.time()))
+                    else:  # the version before the match's last when it subscribed: the stream is open
+                        opened[index].set()
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        tasks = [asyncio.ensure_future(follow(session, index)) for index in range(count)]
+        await asyncio.gather(*(event.wait() for event in opened))
+        say({"ready": True})
+        lines = iter(commands())
+        while (command := await loop.run_in_executor(None, next, lines, None)) is not None:
+            give_up = time.monotonic() + 30
+            while any(not mine or mine[-1][0] < command["until"] for mine in receipts) and time.monotonic() < give_up:
+                await asyncio.sleep(0.02)
+            say({"receipts": [mine[:] for mine in receipts]})
+            for mine in receipts:
+                mine.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@contextlib.contextmanager
+def bench_server() -> Iterator[tuple[subprocess.Popen[str], str, str, str]]:
+    """A fresh bench server (SQLite) with /play and /subscribe: (process, gRPC address, pages URL, admin)."""
     with tempfile.TemporaryDirectory() as folder:
         var = Path(folder) / "var"
         var.mkdir()
         command = [sys.executable, "-m", "bench.play_websocket", "--serve", "--address", "127.0.0.1:0"]
         command += ["--var", str(var), "--http", "127.0.0.1:0"]
         with (var / "server.log").open("w") as log:
-            server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+            server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=_bench_env())
         try:
             assert server.stdout is not None
             listening = re.search(r"listening on (\S+)", server.stdout.readline())
             pages = re.search(r"pages at (\S+)/ ", server.stdout.readline())
             if listening is None or pages is None:
                 raise RuntimeError(f"the bench server did not start (see {var / 'server.log'})")
-            admin = (var / "admin.token").read_text().strip()
-            arguments = [transport, listening.group(1), pages.group(1), admin, str(seconds)]
+            yield server, listening.group(1), pages.group(1), (var / "admin.token").read_text().strip()
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+def _bench_env() -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MATCHSERVER_")}
+    env["BENCH_SPECTATORS"] = "1"  # the watchers stand for as many machines, but share one address
+    return env
+
+
+def fanout(watchers: int, windows: int, seconds: float) -> dict[str, dict[str, float]]:
+    """bench/peers.py's fan-out figures for gRPC Subscribe and for /subscribe, each on its own server."""
+    from bench.peer_procs import Client, Served
+    from bench.peers import fanout as measure_fanout
+
+    class OverSocket(Served):
+        def client(self, role: str, *args: str) -> Client:
+            command = [sys.executable, "-m", "bench.peer_client", role, self.url, self.admin, *args]  # as ours
+            if role == "watch":
+                command = [sys.executable, "-m", "bench.play_websocket", "--watch", self.pages, self.url, *args]
+            return Client(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE))
+
+    out: dict[str, dict[str, float]] = {}
+    with bench_server() as (grpc_server, address, _, admin), bench_server() as (socket_server, address2, pages, admin2):
+        served = Served("ours", grpc_server.pid, address, admin)
+        over_socket = OverSocket("ours-websocket", socket_server.pid, address2, admin2)
+        over_socket.pages = pages  # type: ignore[attr-defined]
+        measure_fanout([served, over_socket], watchers, windows, seconds, out)
+    return out
+
+
+def measure(transport: str, clients: int, seconds: float) -> tuple[int, float]:
+    """(moves, server CPU µs per move) on a fresh server (SQLite) with `clients` client processes."""
+    with bench_server() as (server, address, pages, admin):
+        if True:
+            arguments = [transport, address, pages, admin, str(seconds)]
             processes = [
                 subprocess.Popen(
                     [sys.executable, "-m", "bench.play_websocket", "--client", *arguments],
@@ -204,9 +301,6 @@ def measure(transport: str, clients: int, seconds: float) -> tuple[int, float]:
                 process.stdin.flush()
             moves = sum(int(process.communicate()[0]) for process in processes)
             cpu = cpu_seconds(server.pid) - before
-        finally:
-            server.terminate()
-            server.wait(30)
     return moves, cpu / max(moves, 1) * 1e6
 
 
@@ -214,6 +308,10 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--serve"]:
         serve(argv[1:])
+        return
+    if argv[:1] == ["--watch"]:
+        pages, address, match_id, count = argv[1:5]
+        asyncio.run(socket_watchers(pages, address, match_id, int(count)))
         return
     if argv[:1] == ["--client"]:
         transport, address, pages, admin, seconds = argv[1:6]
@@ -223,8 +321,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--fanout", type=int, metavar="WATCHERS", help="fan-out to WATCHERS spectators instead")
     args = parser.parse_args(argv)
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    if args.fanout:
+        for quantity, values in fanout(args.fanout, args.rounds, args.seconds).items():
+            print(f"{quantity:60s} " + "  ".join(f"{name} {value:8.1f}" for name, value in values.items()))
+        return
     for round_ in range(1, args.rounds + 1):
         for transport in TRANSPORTS if round_ % 2 else reversed(TRANSPORTS):
             moves, cpu = measure(transport, args.clients, args.seconds)
