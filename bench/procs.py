@@ -26,6 +26,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15 of stat)
 
 
+def thread_cpu(pid: int) -> dict[tuple[int, str], tuple[float, float]]:
+    """Each thread of process `pid` (its id and name) -> its user and system CPU seconds so far."""
+    out = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            name = (task / "comm").read_text().strip()
+        except OSError:  # the thread ended meanwhile
+            continue
+        out[(int(task.name), name)] = (int(fields[11]) / TICKS, int(fields[12]) / TICKS)
+    return out
+
+
 def rss_mb(pid: int) -> float:
     found = re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
     return int(found.group(1)) / 1024 if found else 0.0

@@ -4,7 +4,9 @@ client processes play moves over Play streams (bench/peer_client.py's moves role
     python -m bench.profile_play [--clients 8] [--seconds 10] [--rounds 0] [--out var/play.prof]
 
 cProfile sees the event loop's thread only (the store's writer thread runs SQLite outside it), and it slows
-what it measures about twofold: read the shares, not the absolute times. `--rounds 3` opens a new duel every
+what it measures about twofold: read the shares, not the absolute times. Each thread's CPU per move (user
+and system, from /proc/<pid>/task) follows the total: the event loop's, the store's writer (its system time
+is mostly the commit's fsync), gRPC's own. `--rounds 3` opens a new duel every
 six moves; 0 (the default) plays one endless duel per client."""
 
 from __future__ import annotations
@@ -16,7 +18,18 @@ import tempfile
 from pathlib import Path
 
 from bench.peer_procs import Served, ask_all, close_all
-from bench.procs import cpu_seconds, start_server
+from bench.procs import cpu_seconds, start_server, thread_cpu
+
+Threads = dict[tuple[int, str], tuple[float, float]]
+
+
+def _spent(before: Threads, after: Threads) -> list[tuple[tuple[int, str], tuple[float, float]]]:
+    """What each thread spent between the two readings, the busiest first."""
+    spent = {}
+    for key, (user, system) in after.items():
+        was = before.get(key, (0.0, 0.0))
+        spent[key] = (user - was[0], system - was[1])
+    return sorted(spent.items(), key=lambda item: -sum(item[1]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -38,13 +51,17 @@ def main(argv: list[str] | None = None) -> None:
         try:
             for client in clients:
                 client.read(180)
-            cpu = cpu_seconds(server.pid)
+            cpu, threads = cpu_seconds(server.pid), thread_cpu(server.pid)
             moves = sum(answer["ops"] for answer in ask_all(clients, {"go": args.seconds}))
-            cpu = cpu_seconds(server.pid) - cpu
+            cpu, threads = cpu_seconds(server.pid) - cpu, _spent(threads, thread_cpu(server.pid))
         finally:
             close_all(clients)
             server.stop()
     print(f"{moves} moves, server CPU per move {cpu / moves * 1e6:.0f} µs ({'un' if args.no_profile else ''}profiled)")
+    for (tid, name), (user, system) in threads[:6]:  # the busiest first
+        what = "the event loop" if tid == server.pid else name
+        per_move, in_kernel = (user + system) / moves * 1e6, system / moves * 1e6
+        print(f"  thread {tid} ({what}): {per_move:.0f} µs per move, {in_kernel:.0f} of it in the kernel")
     if not args.no_profile:
         stats = pstats.Stats(str(args.out))
         stats.sort_stats("tottime").print_stats(30)
