@@ -128,6 +128,28 @@ class CatalogProjection:
                 applied += len(changes)
         return applied
 
+    async def made_for(self, caller: str, request_id: str) -> uuid.UUID | None:
+        """The match a CreateMatch with this request id made, by this or another process,
+        without a catch-up: the catalog holds every match up to its position, and past it the log's
+        created records are read (nothing is loaded or projected). A catch-up under load loads and
+        summarises every match touched and writes the catalog: it was half a CreateMatch's time then."""
+        # One call on the store's thread, which queues behind the group commits: each hop was a wait.
+        return await self._io(self._made, self.position, caller, request_id)
+
+    def _made(self, position: int, caller: str, request_id: str) -> uuid.UUID | None:
+        """`position`: read before the catalog is, so the catalog holds at least every match up to it."""
+        found = self.catalog.created_for(caller, request_id)
+        if found is not None:
+            return found
+        while changes := self.store.changes_after(position):
+            for change in changes:
+                record = change.record  # a created record is decoded: it issues the host's token
+                request = record.get("request") if record.get("kind") == "created" else None
+                if request and str(request["caller"]) == caller and str(request["id"]) == request_id:
+                    return change.match_id
+            position = changes[-1].position
+        return None
+
     def soon(self) -> None:
         """After a write: project it shortly (writes that come together share one catalog transaction)."""
         if self._due is not None or (self._task is not None and not self._task.done()):

@@ -69,9 +69,8 @@ class MatchCommands:
         except UnknownToken:
             await self.hostkeys.refresh()  # a host key another server process has just created
             creator = self.access.creator(token)
-        if tag is not None:  # a retry? The catalog, caught up, knows every match made for a request
-            await self.queries.catch_up_catalog()
-            existing = await self.matches.io(self.matches.catalog.created_for, creator, tag.request_id)
+        if tag is not None:  # a retry? The match made for this request, if any
+            existing = await self.queries.made_for(creator, tag.request_id)
             if existing is not None:
                 return self.callers.created_again(await self.matches.load(existing), tag)
         if creator != "admin":

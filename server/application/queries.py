@@ -201,6 +201,10 @@ class MatchQueries:
         summary = await self.matches.io(self.matches.catalog.get, live.id)
         return [summary] if summary is not None and summary.seq > after else []
 
+    async def made_for(self, caller: str, request_id: str) -> uuid.UUID | None:
+        """The match a CreateMatch with this request id made, if any (CatalogProjection.made_for)."""
+        return await self.projection.made_for(caller, request_id)
+
     async def unfinished_of(self, key_id: str) -> int:
         """Unfinished matches a host key created (its quota), from the catalog."""
         await self.catch_up_catalog()

@@ -9,6 +9,7 @@ import grpc
 import pytest
 
 from matchserver.v1 import matchserver_pb2 as pb
+from server import projection
 from server.app import Settings
 from tests.support.duel import started_duel
 from tests.support.server import ServerThread
@@ -89,6 +90,40 @@ def test_create_join_and_fork_retries_return_the_same_match_and_secrets(server: 
     refork = client.stub.Fork(fork, metadata=bearer(first.host_token))
     assert (refork.match_id, refork.host_token) == (forked.match_id, forked.host_token)
     assert len(client.list_matches()) == 2
+
+
+def test_a_retried_create_finds_its_match_before_and_after_the_catalog_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retry is looked up without a catalog catch-up (CatalogProjection.made_for): in the log past the
+    catalog's position, and in the catalog once it has projected the match. Neither projects here until
+    a listing asks (no tick, no catch-up after writes), so each retry meets one of the two."""
+    monkeypatch.setattr(projection, "CATALOG_DELAY", 3600.0)
+    server = ServerThread(Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), tick_interval=3600)).start()
+    try:
+        assert server.running is not None
+        matches = server.running.matches
+        client, admin = server.client(), bearer(server.admin_token)
+
+        def catalogued(request_id: str) -> object:
+            return server.run(matches.repository.io(matches.repository.catalog.created_for, "admin", request_id))
+
+        create = pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=9, request_id="unlisted-1")
+        first = client.stub.CreateMatch(create, metadata=admin)
+        again = client.stub.CreateMatch(create, metadata=admin)
+        assert (again.match_id, again.host_token) == (first.match_id, first.host_token)
+        assert catalogued("unlisted-1") is None  # found in the log: the catalog has not projected it yet
+        other = client.stub.CreateMatch(
+            pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=9, request_id="unlisted-2"), metadata=admin
+        )
+        assert other.match_id != first.match_id  # another request id is another match
+        assert sorted(m.match_id for m in client.list_matches()) == sorted([first.match_id, other.match_id])
+        assert str(catalogued("unlisted-1")) == first.match_id  # the listing brought the catalog up to date
+        once_more = client.stub.CreateMatch(create, metadata=admin)  # now past the log's unprojected part
+        assert (once_more.match_id, once_more.host_token) == (first.match_id, first.host_token)
+        assert len(client.list_matches()) == 2
+    finally:
+        server.stop()
 
 
 def test_a_duplicate_force_phase_end_with_one_request_id_ends_one_phase(server: ServerThread) -> None:

@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from clients.client import MatchClient, Subscription
+from matchserver.v1 import matchserver_pb2 as pb
 from server.app import Settings
 from server.clock import ManualClock
 from server.notify import ListenerSettings
@@ -172,6 +173,16 @@ def test_a_match_created_on_one_node_is_followed_from_the_other(nodes: Cluster) 
     stream.close()
     assert stream.versions() == list(range(1, final.version + 1)) and stream.error is None
     assert stream.updates[-1].status.finished
+
+
+def test_a_create_retried_on_the_other_node_returns_the_match_the_first_made(nodes: Cluster) -> None:
+    """The retry's lookup (CatalogProjection.made_for) reads the shared log past its node's catalog."""
+    one, two = nodes.one, nodes.two
+    create = pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=5, request_id="across-1")
+    first = one.client().stub.CreateMatch(create, metadata=[("authorization", f"Bearer {one.admin_token}")])
+    again = two.client().stub.CreateMatch(create, metadata=[("authorization", f"Bearer {two.admin_token}")])
+    assert (again.match_id, again.host_token) == (first.match_id, first.host_token)
+    assert [m.match_id for m in two.client().list_matches()] == [first.match_id]
 
 
 def play_seat(client: MatchClient, match_id: str, player: str, token: str, errors: list[str]) -> None:
