@@ -133,6 +133,8 @@ def _run(loop: asyncio.AbstractEventLoop, shape: str, ports: list[int]) -> None:
     task = loop.create_task(serve(shape, ports))
     loop.run_forever()  # until measure() stops it: the server is dropped with its loop
     task.cancel()
+    if shape.startswith("websocket"):  # its site closes once cancelled (else: "Task was destroyed")
+        loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
 
 
 def measure(shape: str, seconds: float) -> tuple[int, float]:
