@@ -17,11 +17,37 @@ from server.catalog import Summary, summary_of, token_digests
 from server.errors import DataLoss, NotFound
 from server.identities import is_server_stream
 from server.repository import LiveMatches, rebuild
-from server.store import UnreadableRecord
+from server.store import EventStore, UnreadableRecord
 
 log = logging.getLogger("server.matches")  # its lines are the match layer's (operators grep for them)
 # Writes are projected into the catalog this long after the first of them (they share one transaction).
 CATALOG_DELAY = 0.2
+
+
+class CreationsAhead:
+    """The creations made for a request in the log past the catalog's position: read once as the log
+    grows (each retry lookup reads only what was appended since the last), dropped once catalogued."""
+
+    def __init__(self) -> None:
+        self.read_to = 0  # the log position read up to
+        self.made: dict[tuple[str, str], tuple[uuid.UUID, int]] = {}  # (caller, request id) -> match, position
+
+    def find(self, store: EventStore, catalogued: int, request: tuple[str, str]) -> uuid.UUID | None:
+        """The match made for `request` past `catalogued` (the catalog's position), if any."""
+        if self.read_to < catalogued:  # the catalog went past all that was read: start from it
+            self.read_to = catalogued
+        self.made = {key: made for key, made in self.made.items() if made[1] > catalogued}
+        while changes := store.changes_after(self.read_to):
+            for change in changes:
+                record = change.record  # a created record is decoded: it issues the host's token
+                made_for = record.get("request") if record.get("kind") == "created" else None
+                if made_for:  # the first made for a request is the one (as the catalog's created_for)
+                    self.made.setdefault(
+                        (str(made_for["caller"]), str(made_for["id"])), (change.match_id, change.position)
+                    )
+            self.read_to = changes[-1].position
+        found = self.made.get(request)
+        return found[0] if found else None
 
 
 class CatalogProjection:
@@ -34,6 +60,7 @@ class CatalogProjection:
         self._lock = asyncio.Lock()
         self._due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
         self._task: asyncio.Task[None] | None = None
+        self._ahead = CreationsAhead()  # read and changed on the store's thread only
 
     async def start(self) -> None:
         """Bring the catalog up to date; a store an older release wrote (no catalog yet) is upgraded first."""
@@ -129,10 +156,10 @@ class CatalogProjection:
         return applied
 
     async def made_for(self, caller: str, request_id: str) -> uuid.UUID | None:
-        """The match a CreateMatch with this request id made, by this or another process,
-        without a catch-up: the catalog holds every match up to its position, and past it the log's
-        created records are read (nothing is loaded or projected). A catch-up under load loads and
-        summarises every match touched and writes the catalog: it was half a CreateMatch's time then."""
+        """The match a CreateMatch with this request id made, by this or another process, without a
+        catch-up: the catalog holds every match up to its position, and the creations past it are indexed
+        as the log is read (CreationsAhead). A catch-up under load loads and summarises every match
+        touched and writes the catalog: it was half a CreateMatch's time then."""
         # One call on the store's thread, which queues behind the group commits: each hop was a wait.
         return await self._io(self._made, self.position, caller, request_id)
 
@@ -141,14 +168,7 @@ class CatalogProjection:
         found = self.catalog.created_for(caller, request_id)
         if found is not None:
             return found
-        while changes := self.store.changes_after(position):
-            for change in changes:
-                record = change.record  # a created record is decoded: it issues the host's token
-                request = record.get("request") if record.get("kind") == "created" else None
-                if request and str(request["caller"]) == caller and str(request["id"]) == request_id:
-                    return change.match_id
-            position = changes[-1].position
-        return None
+        return self._ahead.find(self.store, position, (caller, request_id))
 
     def soon(self) -> None:
         """After a write: project it shortly (writes that come together share one catalog transaction)."""

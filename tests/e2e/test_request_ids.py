@@ -113,10 +113,12 @@ def test_a_retried_create_finds_its_match_before_and_after_the_catalog_has_it(
         again = client.stub.CreateMatch(create, metadata=admin)
         assert (again.match_id, again.host_token) == (first.match_id, first.host_token)
         assert catalogued("unlisted-1") is None  # found in the log: the catalog has not projected it yet
-        other = client.stub.CreateMatch(
-            pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=9, request_id="unlisted-2"), metadata=admin
-        )
+        second = pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=9, request_id="unlisted-2")
+        other = client.stub.CreateMatch(second, metadata=admin)
         assert other.match_id != first.match_id  # another request id is another match
+        assert client.stub.CreateMatch(second, metadata=admin).match_id == other.match_id  # read since the last
+        assert client.stub.CreateMatch(create, metadata=admin).match_id == first.match_id  # read before that
+        assert catalogued("unlisted-2") is None
         assert sorted(m.match_id for m in client.list_matches()) == sorted([first.match_id, other.match_id])
         assert str(catalogued("unlisted-1")) == first.match_id  # the listing brought the catalog up to date
         once_more = client.stub.CreateMatch(create, metadata=admin)  # now past the log's unprojected part
