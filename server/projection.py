@@ -37,8 +37,9 @@ class CreationsAhead:
         if self.read_to < catalogued:  # the catalog went past all that was read: start from it
             self.read_to = catalogued
         self.made = {key: made for key, made in self.made.items() if made[1] > catalogued}
-        while changes := store.changes_after(self.read_to):
-            for change in changes:
+        end = store.last_position()  # as far as the log went when asked: under another node's flood of
+        while self.read_to < end and (changes := [c for c in store.changes_after(self.read_to) if c.position <= end]):
+            for change in changes:  # writes, a lookup that chased the end would never return
                 record = change.record  # a created record is decoded: it issues the host's token
                 made_for = record.get("request") if record.get("kind") == "created" else None
                 if made_for:  # the first made for a request is the one (as the catalog's created_for)
