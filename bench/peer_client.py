@@ -108,7 +108,6 @@ async def watch(address: str, match_id: str, count: int) -> None:
     receipts: list[list[tuple[int, float]]] = [[] for _ in range(count)]
     opened = [asyncio.Event() for _ in range(count)]
     channels = [grpc.aio.insecure_channel(address) for _ in range(count)]
-    loop = asyncio.get_running_loop()
     version = 0
 
     async def follow(index: int) -> None:
@@ -128,6 +127,14 @@ async def watch(address: str, match_id: str, count: int) -> None:
     version = state.version - 1
     tasks = [asyncio.ensure_future(follow(index)) for index in range(count)]
     await asyncio.gather(*(event.wait() for event in opened))
+    await report_receipts(receipts, tasks)
+
+
+async def report_receipts(receipts: list[list[tuple[int, float]]], tasks: list[asyncio.Future[None]]) -> None:
+    """The watch role once every watcher is open: say ready, then answer each {"until": V} with every
+    watcher's receipts since the last answer, once each has version V (or 30 s passed); when stdin
+    closes, end the watchers (`tasks`)."""
+    loop = asyncio.get_running_loop()
     say({"ready": True})
     lines = iter(commands())
     while (command := await loop.run_in_executor(None, next, lines, None)) is not None:

@@ -190,13 +190,12 @@ async def socket_watchers(pages: str, address: str, match_id: str, count: int) -
     """bench/peer_client.py's `watch` role (the same JSON lines), its spectators over /subscribe."""
     import aiohttp
 
-    from bench.peer_client import commands, say
+    from bench.peer_client import report_receipts
     from clients.client import MatchClient
     from matchserver.v1 import matchserver_pb2 as pb
 
     receipts: list[list[tuple[int, float]]] = [[] for _ in range(count)]
     opened = [asyncio.Event() for _ in range(count)]
-    loop = asyncio.get_running_loop()
     version = MatchClient(address).state(match_id).version - 1
 
     async def follow(session: aiohttp.ClientSession, index: int) -> None:
@@ -215,18 +214,7 @@ async def socket_watchers(pages: str, address: str, match_id: str, count: int) -
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         tasks = [asyncio.ensure_future(follow(session, index)) for index in range(count)]
         await asyncio.gather(*(event.wait() for event in opened))
-        say({"ready": True})
-        lines = iter(commands())
-        while (command := await loop.run_in_executor(None, next, lines, None)) is not None:
-            give_up = time.monotonic() + 30
-            while any(not mine or mine[-1][0] < command["until"] for mine in receipts) and time.monotonic() < give_up:
-                await asyncio.sleep(0.02)
-            say({"receipts": [mine[:] for mine in receipts]})
-            for mine in receipts:
-                mine.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await report_receipts(receipts, tasks)
 
 
 @contextlib.contextmanager
