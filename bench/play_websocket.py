@@ -269,26 +269,25 @@ def fanout(watchers: int, windows: int, seconds: float) -> dict[str, dict[str, f
 def measure(transport: str, clients: int, seconds: float) -> tuple[int, float]:
     """(moves, server CPU µs per move) on a fresh server (SQLite) with `clients` client processes."""
     with bench_server() as (server, address, pages, admin):
-        if True:
-            arguments = [transport, address, pages, admin, str(seconds)]
-            processes = [
-                subprocess.Popen(
-                    [sys.executable, "-m", "bench.play_websocket", "--client", *arguments],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                )
-                for _ in range(clients)
-            ]
-            for process in processes:
-                assert process.stdout is not None and process.stdout.readline().strip() == "ready"
-            before = cpu_seconds(server.pid)
-            for process in processes:
-                assert process.stdin is not None
-                process.stdin.write("go\n")
-                process.stdin.flush()
-            moves = sum(int(process.communicate()[0]) for process in processes)
-            cpu = cpu_seconds(server.pid) - before
+        arguments = [transport, address, pages, admin, str(seconds)]
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-m", "bench.play_websocket", "--client", *arguments],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(clients)
+        ]
+        for process in processes:
+            assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+        before = cpu_seconds(server.pid)
+        for process in processes:
+            assert process.stdin is not None
+            process.stdin.write("go\n")
+            process.stdin.flush()
+        moves = sum(int(process.communicate()[0]) for process in processes)
+        cpu = cpu_seconds(server.pid) - before
     return moves, cpu / max(moves, 1) * 1e6
 
 

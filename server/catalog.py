@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +61,6 @@ def summary_of(live: LiveMatch, seq: int) -> Summary:
     if not status.finished and status.deadline is not None and live.paused_at is None:
         due_at = status.deadline + live.clock_offset  # the match clock is the server clock less the offset
     header = live.header
-    request = header.get("request")
     return Summary(
         match_id=live.id,
         game=live.game.name,
@@ -72,9 +71,16 @@ def summary_of(live: LiveMatch, seq: int) -> Summary:
         due_at=due_at,
         host_key=header.get("host_key"),
         private=bool(header.get("private")),
-        request=(str(request["caller"]), str(request["id"])) if request else None,
+        request=creation_request(header),
         seq=seq,
     )
+
+
+def creation_request(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (caller, request id) a created record was made for; None for another record, or one made
+    without a request id."""
+    request = record.get("request") if record.get("kind") == "created" else None
+    return (str(request["caller"]), str(request["id"])) if request else None
 
 
 def token_digests(record: dict[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import uuid
 
-from server.catalog import Summary, summary_of, token_digests
+from server.catalog import Summary, creation_request, summary_of, token_digests
 from server.errors import DataLoss, NotFound
 from server.identities import is_server_stream
 from server.repository import LiveMatches, rebuild
@@ -37,15 +37,14 @@ class CreationsAhead:
         if self.read_to < catalogued:  # the catalog went past all that was read: start from it
             self.read_to = catalogued
         self.made = {key: made for key, made in self.made.items() if made[1] > catalogued}
-        end = store.last_position()  # as far as the log went when asked: under another node's flood of
+        # Only as far as the log went when asked: under another node's flood of writes, a lookup that
+        # chased the end would never return.
+        end = store.last_position()
         while self.read_to < end and (changes := [c for c in store.changes_after(self.read_to) if c.position <= end]):
-            for change in changes:  # writes, a lookup that chased the end would never return
-                record = change.record  # a created record is decoded: it issues the host's token
-                made_for = record.get("request") if record.get("kind") == "created" else None
+            for change in changes:  # a created record is decoded: it issues the host's token
+                made_for = creation_request(change.record)
                 if made_for:  # the first made for a request is the one (as the catalog's created_for)
-                    self.made.setdefault(
-                        (str(made_for["caller"]), str(made_for["id"])), (change.match_id, change.position)
-                    )
+                    self.made.setdefault(made_for, (change.match_id, change.position))
             self.read_to = changes[-1].position
         found = self.made.get(request)
         return found[0] if found else None
