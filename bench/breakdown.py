@@ -52,7 +52,7 @@ async def _measure(store: str, matches: int, profile: bool) -> tuple[float, str]
     top = ""
     if profiler is not None:
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(20)
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
         top = out.getvalue()
     return cpu / submits * 1e6, top
 

@@ -7,12 +7,14 @@ import http.client
 import json
 import socket
 import ssl
+import time
 from pathlib import Path
 
 import pytest
 
 from clients.client import MatchClient
 from server.streams import StreamLimits
+from server.web.site import IDLE_TIMEOUT
 from tests.support.certificates import make_certificates
 from tests.support.live_http import get, port, start
 from tests.support.pages import Person, form_token, join_path
@@ -200,3 +202,35 @@ def test_pages_are_compressed_and_a_body_over_64_kib_is_refused_before_anything_
     huge = host.post_form(f"/host/{match_id}/act", {"action": "pause", "reason": "x" * 70_000, "csrf": csrf})
     assert huge.status == 413
     assert client.state(match_id).version == before
+
+
+def test_a_client_that_never_finishes_its_headers_is_disconnected_and_others_are_served(server: ServerThread) -> None:
+    """The adversary holds connections open by sending a request's headers a line at a time and never the
+    blank line that ends them (slowloris). Each is closed once it has been open IDLE_TIMEOUT seconds; while
+    they trickle, a page is still answered."""
+    deadline = time.monotonic() + IDLE_TIMEOUT + 50  # generous: a loaded machine closes late, never early
+    slow = [socket.create_connection(("127.0.0.1", port(server)), timeout=5) for _ in range(20)]
+    opened = time.monotonic()
+    try:
+        for sock in slow:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        closed: dict[int, float] = {}
+        while len(closed) < len(slow) and time.monotonic() < deadline:
+            for index, sock in enumerate(slow):
+                if index in closed:
+                    continue
+                try:
+                    sock.sendall(b"X-Slow: 1\r\n")  # a header line, never the end of the headers
+                    sock.settimeout(0.05)
+                    if sock.recv(64) == b"":
+                        closed[index] = time.monotonic()
+                except TimeoutError:
+                    pass
+                except OSError:  # reset by the server: closed too
+                    closed[index] = time.monotonic()
+            assert get(server, "/")[0] == 200
+        assert len(closed) == len(slow), f"{len(slow) - len(closed)} slow connections were still open"
+        assert min(closed.values()) - opened >= IDLE_TIMEOUT - 1  # not before their time
+    finally:
+        for sock in slow:
+            sock.close()
