@@ -1,6 +1,13 @@
-"""Group commit: one writer thread; appends that queue up while it writes go together in the next
-transaction. A conflict in a group is found by writing that group's appends one by one, so only the
-loser gets VersionConflict. Closing drains the queue first: an append that was queued is written."""
+"""Group commit: one writer; appends that queue up while it writes go together in the next
+transaction. Store calls take turns, one at a time, as the one writer thread ran them. Reads, catch-ups and
+the catalog run on the store's thread, off the event loop. On SQLite (and in memory) the group commits
+themselves run on the loop's thread: handing each to a thread and back cost more CPU than the commit (the
+Play move's CPU fell 12-18% in interleaved runs, docs/BENCHMARKS.md). A commit's fsync holds the loop for
+its length (gRPC's own threads go on receiving), and the writer yields after each, so a backlog of groups
+does not starve the streams. On PostgreSQL, where a commit waits on the network, they stay on the thread.
+
+A conflict in a group is found by writing that group's appends one by one, so only the loser gets
+VersionConflict. Closing drains the queue first: an append that was queued is written."""
 
 from __future__ import annotations
 
@@ -22,17 +29,34 @@ class WriterClosed(RuntimeError):
 
 
 class GroupWriter:
-    def __init__(self, store: EventStore, max_group: int = 64) -> None:
+    def __init__(self, store: EventStore, max_group: int = 64, inline_commits: bool | None = None) -> None:
         self.store = store
         self.max_group = max_group
+        # Group commits on the loop's thread; by default unless the store is across a network.
+        self.inline_commits = not store.url.startswith("postgres:") if inline_commits is None else inline_commits
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        self._turn: asyncio.Lock | None = None  # one store call at a time, on either thread
         self._queue: asyncio.Queue[Pending | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run any store call on the store's thread (reads included), off the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        """Run any store call (reads included) on the store's thread, off the event loop, in its turn."""
+        async with self._take_turn():
+            return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    def _take_turn(self) -> asyncio.Lock:
+        if self._turn is None:  # made on first use, inside the loop that uses it
+            self._turn = asyncio.Lock()
+        return self._turn
+
+    async def _commit(self, batches: list[Batch]) -> None:
+        if not self.inline_commits:
+            await self.call(self.store.append_encoded, batches)
+            return
+        async with self._take_turn():  # uncontended: no wait; else behind a read on the store's thread
+            self.store.append_encoded(batches)
+        await asyncio.sleep(0)  # the acknowledged callers answer before the next group is written
 
     async def append(
         self, match_id: uuid.UUID, after_version: int, records: Sequence[Record], rows: Sequence[bytes] | None = None
@@ -66,7 +90,7 @@ class GroupWriter:
 
     async def _write(self, group: list[Pending]) -> None:
         try:
-            await self.call(self.store.append_encoded, [batch for batch, _ in group])
+            await self._commit([batch for batch, _ in group])
             outcomes: list[BaseException | None] = [None] * len(group)
         except VersionConflict:
             outcomes = [await self._one(batch) for batch, _ in group]
@@ -82,7 +106,7 @@ class GroupWriter:
 
     async def _one(self, batch: Batch) -> BaseException | None:
         try:
-            await self.call(self.store.append_encoded, [batch])
+            await self._commit([batch])
             return None
         except Exception as exc:
             return exc

@@ -1,10 +1,13 @@
-"""Group commit on a real SQLite file: queued appends share a transaction; only a loser conflicts."""
+"""Group commit on a real SQLite file: queued appends share a transaction; only a loser conflicts; on SQLite
+the group commits run on the loop's thread, reads on the store's, one at a time."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,4 +65,123 @@ def test_close_writes_every_queued_append_first_and_refuses_later_ones(tmp_path:
 
     asyncio.run(scenario())
     assert all([r["kind"] for r in store.read(m)] == ["created"] for m in matches)
+    store.close()
+
+
+def test_on_sqlite_group_commits_run_on_the_loops_thread_and_queued_appends_still_share_them(tmp_path: Path) -> None:
+    store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
+    threads: list[int] = []
+    transactions: list[int] = []
+    append_encoded = store.append_encoded
+
+    def counted(batches: Any) -> Any:
+        threads.append(threading.get_ident())
+        transactions.append(len(batches))
+        return append_encoded(batches)
+
+    store.append_encoded = counted  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[int, int]:
+        writer = GroupWriter(store)
+        assert writer.inline_commits  # SQLite: no hand-off to a thread and back per commit
+        await asyncio.gather(*(writer.append(uuid.uuid4(), 0, [{"kind": "created"}]) for _ in range(30)))
+        read_on = await writer.call(threading.get_ident)  # reads stay off the loop
+        await writer.close()
+        return threading.get_ident(), read_on
+
+    loop_thread, read_on = asyncio.run(scenario())
+    assert set(threads) == {loop_thread}
+    assert read_on != loop_thread
+    assert sum(transactions) == 30 and len(transactions) < 30  # group commit: queued appends went together
+    store.close()
+
+
+def test_a_commit_waits_for_a_read_in_flight_on_the_stores_thread(tmp_path: Path) -> None:
+    """One store call at a time, as with one thread: a group commit on the loop never runs beside a read
+    (or a catalog write) on the store's thread."""
+    store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
+    release = threading.Event()
+    overlapped: list[bool] = []
+    append_encoded = store.append_encoded
+
+    def slow_read() -> None:
+        release.wait(timeout=60)
+
+    def commit(batches: Any) -> Any:
+        overlapped.append(not release.is_set())
+        return append_encoded(batches)
+
+    store.append_encoded = commit  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        writer = GroupWriter(store)
+        reading = asyncio.ensure_future(writer.call(slow_read))
+        await asyncio.sleep(0)  # the read has its turn and is on the store's thread
+        appending = asyncio.ensure_future(writer.append(uuid.uuid4(), 0, [{"kind": "created"}]))
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        assert not appending.done()  # it waits its turn
+        release.set()
+        await asyncio.wait_for(asyncio.gather(reading, appending), timeout=60)
+        await writer.close()
+
+    asyncio.run(scenario())
+    assert overlapped == [False]
+    store.close()
+
+
+def test_a_backlog_of_group_commits_lets_the_loops_other_tasks_run_between_them(tmp_path: Path) -> None:
+    """Groups written back to back on the loop's thread: each gives the loop back, so streams are served."""
+    store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
+    ticks = 0
+    seen: list[int] = []
+    append_encoded = store.append_encoded
+
+    def commit(batches: Any) -> Any:
+        seen.append(ticks)
+        return append_encoded(batches)
+
+    store.append_encoded = commit  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        nonlocal ticks
+        writer = GroupWriter(store, max_group=1)  # 50 queued appends: 50 groups in a row
+
+        async def other_task() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        other = asyncio.create_task(other_task())
+        await asyncio.gather(*(writer.append(uuid.uuid4(), 0, [{"kind": "created"}]) for _ in range(50)))
+        other.cancel()
+        await writer.close()
+
+    asyncio.run(scenario())
+    assert len(seen) == 50
+    assert seen[-1] - seen[0] >= 40  # the other task ran between (nearly) every pair of commits
+    store.close()
+
+
+def test_a_writer_told_not_to_commit_inline_commits_on_its_own_thread(tmp_path: Path) -> None:
+    """PostgreSQL's default (a commit waits on the network): the loop goes on while the store thread waits."""
+    store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
+    threads: list[int] = []
+    append_encoded = store.append_encoded
+
+    def commit(batches: Any) -> Any:
+        threads.append(threading.get_ident())
+        return append_encoded(batches)
+
+    store.append_encoded = commit  # type: ignore[method-assign]
+
+    async def scenario() -> int:
+        writer = GroupWriter(store, inline_commits=False)
+        await writer.append(uuid.uuid4(), 0, [{"kind": "created"}])
+        await writer.close()
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(scenario())
+    assert threads and loop_thread not in threads
     store.close()
