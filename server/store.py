@@ -50,6 +50,11 @@ TOKEN_MARKS = (b"host_token", b"joined")
 # The store's errors that say "not now" rather than "never": the caller is told UNAVAILABLE, to retry.
 TRANSIENT: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SQLITE_LOCK_TIMEOUT = 10  # seconds a SQLite write waits for a lock another connection holds
+
+
+class StoreBusy(OperationalError):
+    """A commit told not to wait found the SQLite file's write lock held by another program."""
 
 
 class VersionConflict(Exception):
@@ -143,7 +148,8 @@ def store_env(url: str) -> dict[str, str]:
         path = url.removeprefix("sqlite:")
         if os.path.dirname(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
-        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10"}
+        wait = str(SQLITE_LOCK_TIMEOUT)
+        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": wait}
     if url.startswith("postgres:"):
         params = dict(part.split("=", 1) for part in url.removeprefix("postgres:").split())
         env = {
@@ -174,6 +180,7 @@ class EventStore:
         path = url.removeprefix("sqlite:") if url.startswith("sqlite:") else None
         if path is not None:
             check_sqlite_file(path)
+        self._lock_wait_ms = SQLITE_LOCK_TIMEOUT * 1000  # as store_env gives the library, opening below
         try:
             self._app = _open(url)
         except sqlite3.DatabaseError as exc:
@@ -215,9 +222,11 @@ class EventStore:
         """Several matches' records in one transaction (group commit); all land or none."""
         return self.append_encoded([(match_id, after, records, None) for match_id, after, records in batches])
 
-    def append_encoded(self, batches: Sequence[Batch]) -> list[int]:
+    def append_encoded(self, batches: Sequence[Batch], wait_for_lock: bool = True) -> list[int]:
         """append_many, each batch with its records' compact JSON when the caller has it already (a live
-        match keeps the same bytes: server/compact.py encode), so a record is encoded once."""
+        match keeps the same bytes: server/compact.py encode), so a record is encoded once. On SQLite,
+        wait_for_lock=False: StoreBusy at once, nothing written, if another program holds the write lock
+        (the event loop's commits must not wait out SQLITE_LOCK_TIMEOUT)."""
         at = datetime.now(UTC)
         stamp = stored_stamp(at)
         stored = []
@@ -228,9 +237,13 @@ class EventStore:
                 stored.append(self._stored(match_id, after_version + offset, at, stamp, record, row))
             versions.append(after_version + len(records))
         try:
-            self._insert(stored)
+            self._insert(stored, wait_for_lock)
         except IntegrityError as exc:
             raise VersionConflict(str(exc)) from None
+        except OperationalError as exc:
+            if not wait_for_lock and "locked" in str(exc):
+                raise StoreBusy(str(exc)) from None
+            raise
         return versions
 
     def _stored(
@@ -242,7 +255,7 @@ class EventStore:
         state = stamp + (row if row is not None else encode(record)) + b"}"
         return StoredEvent(originator_id=match_id, originator_version=version, topic=RECORDED_TOPIC, state=state)
 
-    def _insert(self, stored: list[StoredEvent]) -> None:
+    def _insert(self, stored: list[StoredEvent], wait_for_lock: bool = True) -> None:
         """The stored events in one transaction. On SQLite one executemany: the library's recorder runs one
         INSERT per event for its notification ids, which nothing here uses. Elsewhere the library's own."""
         recorder = self._app.recorder
@@ -251,7 +264,13 @@ class EventStore:
             return
         rows = [(s.originator_id.hex, s.originator_version, s.topic, s.state) for s in stored]  # type: ignore[union-attr]
         with recorder.datastore.transaction(commit=True) as cursor:
-            cursor.executemany(recorder.insert_events_statement, rows)
+            if not wait_for_lock:  # the write takes the lock: busy at once if it is held
+                cursor.execute("PRAGMA busy_timeout = 0")
+            try:
+                cursor.executemany(recorder.insert_events_statement, rows)
+            finally:  # the pooled connection goes back waiting as long as ever
+                if not wait_for_lock:
+                    cursor.execute(f"PRAGMA busy_timeout = {self._lock_wait_ms}")
 
     def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
         """The records after `after_version`, in order; UnreadableRecord names the first that does not decode."""

@@ -4,7 +4,8 @@ the catalog run on the store's thread, off the event loop. On SQLite (and in mem
 themselves run on the loop's thread: handing each to a thread and back cost more CPU than the commit (the
 Play move's CPU fell 12-18% in interleaved runs, docs/BENCHMARKS.md). A commit's fsync holds the loop for
 its length (gRPC's own threads go on receiving), and the writer yields after each, so a backlog of groups
-does not starve the streams. On PostgreSQL, where a commit waits on the network, they stay on the thread.
+does not starve the streams. A commit that finds the file locked by another program does not wait on the
+loop: it waits on the store's thread. On PostgreSQL, where a commit waits on the network, they stay on the thread.
 
 A conflict in a group is found by writing that group's appends one by one, so only the loser gets
 VersionConflict. Closing drains the queue first: an append that was queued is written."""
@@ -12,15 +13,17 @@ VersionConflict. Closing drains the queue first: an append that was queued is wr
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from server.records import Record
-from server.store import Batch, EventStore, VersionConflict
+from server.store import Batch, EventStore, StoreBusy, VersionConflict
 
 T = TypeVar("T")
+log = logging.getLogger("server.matches")  # the match layer's lines (operators grep for them)
 Pending = tuple[Batch, "asyncio.Future[None]"]
 
 
@@ -36,6 +39,7 @@ class GroupWriter:
         self.inline_commits = not store.url.startswith("postgres:") if inline_commits is None else inline_commits
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
         self._turn: asyncio.Lock | None = None  # one store call at a time, on either thread
+        self.lock_waits = 0  # commits that found the file locked by another program
         self._queue: asyncio.Queue[Pending | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -55,8 +59,18 @@ class GroupWriter:
             await self.call(self.store.append_encoded, batches)
             return
         async with self._take_turn():  # uncontended: no wait; else behind a read on the store's thread
-            self.store.append_encoded(batches)
-        await asyncio.sleep(0)  # the acknowledged callers answer before the next group is written
+            try:
+                self.store.append_encoded(batches, wait_for_lock=False)
+                busy = False
+            except StoreBusy:
+                busy = True
+        if not busy:
+            await asyncio.sleep(0)  # the acknowledged callers answer before the next group is written
+            return
+        # Another program holds the file's write lock: wait for it on the store's thread, not the loop.
+        self.lock_waits += 1
+        log.warning("the store's file is locked by another program: a commit waits for it on the store's thread")
+        await self.call(self.store.append_encoded, batches)
 
     async def append(
         self, match_id: uuid.UUID, after_version: int, records: Sequence[Record], rows: Sequence[bytes] | None = None

@@ -4,6 +4,7 @@ the group commits run on the loop's thread, reads on the store's, one at a time.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 import uuid
 from pathlib import Path
@@ -11,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from server.store import EventStore, VersionConflict
+from server import store as store_module
+from server.store import EventStore, StoreBusy, VersionConflict
 from server.writer import GroupWriter, WriterClosed
 
 
@@ -74,10 +76,10 @@ def test_on_sqlite_group_commits_run_on_the_loops_thread_and_queued_appends_stil
     transactions: list[int] = []
     append_encoded = store.append_encoded
 
-    def counted(batches: Any) -> Any:
+    def counted(batches: Any, wait_for_lock: bool = True) -> Any:
         threads.append(threading.get_ident())
         transactions.append(len(batches))
-        return append_encoded(batches)
+        return append_encoded(batches, wait_for_lock)
 
     store.append_encoded = counted  # type: ignore[method-assign]
 
@@ -107,9 +109,9 @@ def test_a_commit_waits_for_a_read_in_flight_on_the_stores_thread(tmp_path: Path
     def slow_read() -> None:
         release.wait(timeout=60)
 
-    def commit(batches: Any) -> Any:
+    def commit(batches: Any, wait_for_lock: bool = True) -> Any:
         overlapped.append(not release.is_set())
-        return append_encoded(batches)
+        return append_encoded(batches, wait_for_lock)
 
     store.append_encoded = commit  # type: ignore[method-assign]
 
@@ -137,9 +139,9 @@ def test_a_backlog_of_group_commits_lets_the_loops_other_tasks_run_between_them(
     seen: list[int] = []
     append_encoded = store.append_encoded
 
-    def commit(batches: Any) -> Any:
+    def commit(batches: Any, wait_for_lock: bool = True) -> Any:
         seen.append(ticks)
-        return append_encoded(batches)
+        return append_encoded(batches, wait_for_lock)
 
     store.append_encoded = commit  # type: ignore[method-assign]
 
@@ -170,9 +172,9 @@ def test_a_writer_told_not_to_commit_inline_commits_on_its_own_thread(tmp_path: 
     threads: list[int] = []
     append_encoded = store.append_encoded
 
-    def commit(batches: Any) -> Any:
+    def commit(batches: Any, wait_for_lock: bool = True) -> Any:
         threads.append(threading.get_ident())
-        return append_encoded(batches)
+        return append_encoded(batches, wait_for_lock)
 
     store.append_encoded = commit  # type: ignore[method-assign]
 
@@ -184,4 +186,43 @@ def test_a_writer_told_not_to_commit_inline_commits_on_its_own_thread(tmp_path: 
 
     loop_thread = asyncio.run(scenario())
     assert threads and loop_thread not in threads
+    store.close()
+
+
+def test_a_commit_that_must_not_wait_meets_a_held_write_lock_at_once_writes_nothing_and_leaves_the_wait_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop's commits ask SQLite not to wait (server/store.py StoreBusy); the connection they borrowed
+    goes back to the pool waiting as long as ever (the store's thread waits out the lock with it). The
+    outside lock is let go after 30 s: a commit that waited for it would land, not raise."""
+    monkeypatch.setattr(store_module, "SQLITE_LOCK_TIMEOUT", 300)
+    path = tmp_path / "g.db"
+    store = EventStore(f"sqlite:{path}")
+    match = uuid.uuid4()
+    store.append(match, 0, [{"kind": "created"}])
+    outside = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    outside.execute("BEGIN IMMEDIATE")
+    held = threading.Lock()
+
+    def let_go() -> None:
+        with held:
+            if not outside.in_transaction:
+                return
+            outside.execute("ROLLBACK")
+
+    release = threading.Timer(30, let_go)
+    release.start()
+    try:
+        with pytest.raises(StoreBusy):
+            store.append_encoded([(match, 1, [{"kind": "game"}], None)], wait_for_lock=False)
+    finally:
+        release.cancel()
+        let_go()
+        outside.close()
+    assert [r["kind"] for r in store.read(match)] == ["created"]
+    with store._app.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
+        cursor.execute("PRAGMA busy_timeout")
+        assert cursor.fetchone()[0] == 300 * 1000
+    store.append_encoded([(match, 1, [{"kind": "game"}], None)], wait_for_lock=False)  # free again: it lands
+    assert [r["kind"] for r in store.read(match)] == ["created", "game"]
     store.close()
