@@ -33,7 +33,7 @@ from eventsourcing.persistence import (
     StoredEvent,
 )
 from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteAggregateRecorder
+from eventsourcing.sqlite import SQLITE3_DEFAULT_LOCK_TIMEOUT, SQLiteAggregateRecorder
 from eventsourcing.utils import get_topic
 from psycopg import Cursor
 from psycopg.rows import DictRow
@@ -180,7 +180,6 @@ class EventStore:
         path = url.removeprefix("sqlite:") if url.startswith("sqlite:") else None
         if path is not None:
             check_sqlite_file(path)
-        self._lock_wait_ms = SQLITE_LOCK_TIMEOUT * 1000  # as store_env gives the library, opening below
         try:
             self._app = _open(url)
         except sqlite3.DatabaseError as exc:
@@ -224,9 +223,8 @@ class EventStore:
 
     def append_encoded(self, batches: Sequence[Batch], wait_for_lock: bool = True) -> list[int]:
         """append_many, each batch with its records' compact JSON when the caller has it already (a live
-        match keeps the same bytes: server/compact.py encode), so a record is encoded once. On SQLite,
-        wait_for_lock=False: StoreBusy at once, nothing written, if another program holds the write lock
-        (the event loop's commits must not wait out SQLITE_LOCK_TIMEOUT)."""
+        match keeps the same bytes: server/compact.py encode), so a record is encoded once. wait_for_lock=False
+        (the loop's commits, on SQLite): StoreBusy at once, nothing written, if the write lock is held."""
         at = datetime.now(UTC)
         stamp = stored_stamp(at)
         stored = []
@@ -241,7 +239,8 @@ class EventStore:
         except IntegrityError as exc:
             raise VersionConflict(str(exc)) from None
         except OperationalError as exc:
-            if not wait_for_lock and "locked" in str(exc):
+            cause = getattr(exc.__cause__, "sqlite_errorcode", 0)  # the library wraps sqlite3's error
+            if not wait_for_lock and cause & 0xFF == sqlite3.SQLITE_BUSY:
                 raise StoreBusy(str(exc)) from None
             raise
         return versions
@@ -270,7 +269,8 @@ class EventStore:
                 cursor.executemany(recorder.insert_events_statement, rows)
             finally:  # the pooled connection goes back waiting as long as ever
                 if not wait_for_lock:
-                    cursor.execute(f"PRAGMA busy_timeout = {self._lock_wait_ms}")
+                    wait = recorder.datastore.pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT  # as it opened
+                    cursor.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
 
     def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
         """The records after `after_version`, in order; UnreadableRecord names the first that does not decode."""

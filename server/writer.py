@@ -1,11 +1,12 @@
 """Group commit: one writer; appends that queue up while it writes go together in the next
 transaction. Store calls take turns, one at a time, as the one writer thread ran them. Reads, catch-ups and
 the catalog run on the store's thread, off the event loop. On SQLite (and in memory) the group commits
-themselves run on the loop's thread: handing each to a thread and back cost more CPU than the commit (the
-Play move's CPU fell 12-18% in interleaved runs, docs/BENCHMARKS.md). A commit's fsync holds the loop for
-its length (gRPC's own threads go on receiving), and the writer yields after each, so a backlog of groups
-does not starve the streams. A commit that finds the file locked by another program does not wait on the
-loop: it waits on the store's thread. On PostgreSQL, where a commit waits on the network, they stay on the thread.
+themselves run on the loop's thread: handing each to a thread and back cost more CPU than the commit (a
+Play move's CPU fell 4% in a long match and 12% with new matches, docs/BENCHMARKS.md). A commit's fsync
+holds the loop for its length (gRPC's own threads go on receiving), and the writer yields after each, so a
+backlog of groups does not starve the streams. A commit that finds the file locked by another program does
+not wait on the loop: it waits on the store's thread. On PostgreSQL, where a commit waits on the network,
+they stay on the thread.
 
 A conflict in a group is found by writing that group's appends one by one, so only the loser gets
 VersionConflict. Closing drains the queue first: an append that was queued is written."""
@@ -61,9 +62,10 @@ class GroupWriter:
         async with self._take_turn():  # uncontended: no wait; else behind a read on the store's thread
             try:
                 self.store.append_encoded(batches, wait_for_lock=False)
-                busy = False
             except StoreBusy:
                 busy = True
+            else:
+                busy = False
         if not busy:
             await asyncio.sleep(0)  # the acknowledged callers answer before the next group is written
             return

@@ -74,7 +74,7 @@ def test_a_submit_while_another_program_holds_the_write_lock_is_unavailable_and_
 
 
 def test_while_a_commit_waits_on_the_write_lock_the_server_answers_others_and_the_move_lands_after(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The lock outlasts the reader's deadline unless the reader is answered while the move waits: a commit
     that waited on the event loop would hold every other call for the whole lock timeout (300 s here)."""
@@ -96,3 +96,4 @@ def test_while_a_commit_waits_on_the_write_lock_the_server_answers_others_and_th
         submitting.join(120)
         assert outcome and outcome[0].version > before  # acknowledged once the lock was gone, and kept
         assert client.state(created.match_id, created.host_token).version == outcome[0].version
+    assert any("locked by another program" in r.getMessage() for r in caplog.records if r.name == "server.matches")

@@ -7,6 +7,7 @@ import asyncio
 import sqlite3
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,17 @@ import pytest
 from server import store as store_module
 from server.store import EventStore, StoreBusy, VersionConflict
 from server.writer import GroupWriter, WriterClosed
+
+
+def spy_commits(store: EventStore, seen: Callable[[Any], None]) -> None:
+    """Call `seen(batches)` on each commit, on the thread it runs on, then commit as before."""
+    append_encoded = store.append_encoded
+
+    def spied(batches: Any, wait_for_lock: bool = True) -> Any:
+        seen(batches)
+        return append_encoded(batches, wait_for_lock)
+
+    store.append_encoded = spied  # type: ignore[method-assign]
 
 
 def test_appends_queued_together_all_land_and_a_conflict_fails_only_its_own(tmp_path: Path) -> None:
@@ -74,14 +86,12 @@ def test_on_sqlite_group_commits_run_on_the_loops_thread_and_queued_appends_stil
     store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
     threads: list[int] = []
     transactions: list[int] = []
-    append_encoded = store.append_encoded
 
-    def counted(batches: Any, wait_for_lock: bool = True) -> Any:
+    def seen(batches: Any) -> None:
         threads.append(threading.get_ident())
         transactions.append(len(batches))
-        return append_encoded(batches, wait_for_lock)
 
-    store.append_encoded = counted  # type: ignore[method-assign]
+    spy_commits(store, seen)
 
     async def scenario() -> tuple[int, int]:
         writer = GroupWriter(store)
@@ -104,16 +114,10 @@ def test_a_commit_waits_for_a_read_in_flight_on_the_stores_thread(tmp_path: Path
     store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
     release = threading.Event()
     overlapped: list[bool] = []
-    append_encoded = store.append_encoded
+    spy_commits(store, lambda _: overlapped.append(not release.is_set()))
 
     def slow_read() -> None:
         release.wait(timeout=60)
-
-    def commit(batches: Any, wait_for_lock: bool = True) -> Any:
-        overlapped.append(not release.is_set())
-        return append_encoded(batches, wait_for_lock)
-
-    store.append_encoded = commit  # type: ignore[method-assign]
 
     async def scenario() -> None:
         writer = GroupWriter(store)
@@ -137,13 +141,7 @@ def test_a_backlog_of_group_commits_lets_the_loops_other_tasks_run_between_them(
     store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
     ticks = 0
     seen: list[int] = []
-    append_encoded = store.append_encoded
-
-    def commit(batches: Any, wait_for_lock: bool = True) -> Any:
-        seen.append(ticks)
-        return append_encoded(batches, wait_for_lock)
-
-    store.append_encoded = commit  # type: ignore[method-assign]
+    spy_commits(store, lambda _: seen.append(ticks))
 
     async def scenario() -> None:
         nonlocal ticks
@@ -170,13 +168,7 @@ def test_a_writer_told_not_to_commit_inline_commits_on_its_own_thread(tmp_path: 
     """PostgreSQL's default (a commit waits on the network): the loop goes on while the store thread waits."""
     store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
     threads: list[int] = []
-    append_encoded = store.append_encoded
-
-    def commit(batches: Any, wait_for_lock: bool = True) -> Any:
-        threads.append(threading.get_ident())
-        return append_encoded(batches, wait_for_lock)
-
-    store.append_encoded = commit  # type: ignore[method-assign]
+    spy_commits(store, lambda _: threads.append(threading.get_ident()))
 
     async def scenario() -> int:
         writer = GroupWriter(store, inline_commits=False)
