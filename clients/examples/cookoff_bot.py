@@ -6,8 +6,7 @@
 installed with its dependencies: `pip install dist/matchserver_client-*.whl`, docs/BOTS.md). It prints a
 line once connected, one per submission, and stops at the match's end or on Ctrl-C (exit 0).
 
-One harvester to each of the biggest trees, berries in the middle of the pot, no sabotage or moves, a
-dish served once cooked medium or better, the last dish chosen. Submissions are binding (docs/BOTS.md).
+One harvester per biggest tree, berries mid-pot, no sabotage or moves, dishes served once medium, the last chosen.
 """
 
 import argparse
@@ -64,12 +63,12 @@ def play(server: str, match: str, me: str, token: str) -> None:
             text = choose(view, me)
             request = pb.SubmitRequest(match_id=match, text=text, request_id=uuid.uuid4().hex)
             try:
-                reply = stub.Submit(request, metadata=auth)
+                reply = stub.Submit(request, metadata=auth)  # binding: no taking it back (docs/BOTS.md)
             except grpc.RpcError as exc:  # e.g. the phase ended meanwhile: wait for the next update
-                print(f"{me}: {text!r} refused: {exc.code().name} {exc.details()}")
+                print(f"{me}: {text!r} refused: {exc.code().name} {exc.details()}", flush=True)
                 break
             accepted, status = reply.version, reply.status
-            print(f"{me} at {accepted}: {text}")
+            print(f"{me} at {accepted}: {text}", flush=True)  # out before any exit
             if owes(status, me):  # our submission opened a phase that waits on us: no update will come
                 state = stub.GetState(pb.GetStateRequest(match_id=match), metadata=auth)
                 view, status = json.loads(state.view_json), state.status
@@ -92,7 +91,8 @@ def main() -> int:
         print(f"{args.player}: no server answers at {args.server}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: stop where it is (the match goes on without this seat)
-        print(f"{args.player}: stopped", file=sys.stderr)
+        print(f"{args.player}: stopped", file=sys.stderr, flush=True)
+        os._exit(0)  # at once: a gRPC call the interrupt cut off half-made would print a traceback as it went
     return 0
 
 

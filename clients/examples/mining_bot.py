@@ -62,10 +62,10 @@ def play(server: str, match: str, me: str, token: str) -> None:
             try:
                 reply = stub.Submit(request, metadata=auth)
             except grpc.RpcError as exc:  # e.g. the phase ended meanwhile: wait for the next update
-                print(f"{me}: {text!r} refused: {exc.code().name} {exc.details()}")
+                print(f"{me}: {text!r} refused: {exc.code().name} {exc.details()}", flush=True)
                 break
             accepted, status = reply.version, reply.status
-            print(f"{me} at {accepted}: {text}")
+            print(f"{me} at {accepted}: {text}", flush=True)  # out before any exit
             if owes(status, me):  # our submission opened a phase that waits on us: no update will come
                 state = stub.GetState(pb.GetStateRequest(match_id=match), metadata=auth)
                 view, status = json.loads(state.view_json), state.status
@@ -88,7 +88,8 @@ def main() -> int:
         print(f"{args.player}: no server answers at {args.server}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: stop where it is (the match goes on without this seat)
-        print(f"{args.player}: stopped", file=sys.stderr)
+        print(f"{args.player}: stopped", file=sys.stderr, flush=True)
+        os._exit(0)  # at once: a gRPC call the interrupt cut off half-made would print a traceback as it went
     return 0
 
 
