@@ -1,11 +1,11 @@
 """Benchmarks (never timed tests): `make bench`, or `python -m bench.run [--quick] [--only NAME ...]`.
 
-Runs each bench module's `run(quick) -> list[Figure]` (bench/figures.py), prints every figure beside its
-ceiling measured in the same run, and writes them to var/bench.json. Modules, in order: echo (the gRPC
-ceiling), submit, play (moves over the Play stream), breakdown, stored, fold, memory, fanout, nodes, and
-`basics` (below: store appends and the bots' thinking time). A module whose file is not here yet is
-skipped with a message. `--only` runs the named modules and merges their figures into the existing
-var/bench.json (figures matched by name).
+Runs each bench module's `run(quick) -> list[Figure]` (bench/figures.py), prints every figure beside its ceiling
+measured in the same run, and writes them to var/bench.json. Modules, in order: echo (the gRPC ceiling), submit, play
+(moves over the Play stream), breakdown, stored, fold, memory, seat_view (a seat page's view as a match grows), fanout,
+nodes, and `basics` (below: store appends and the bots' thinking time). A module whose file is not here yet is skipped
+with a message. `--only` runs the named modules and merges their figures into the existing var/bench.json (figures
+matched by name).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 from bench.figures import Figure, table, write_json
 
-MODULES = ("echo", "submit", "play", "breakdown", "stored", "fold", "memory", "fanout", "nodes", "basics")
+MODULES = ("echo", "submit", "play", "breakdown", "stored", "fold", "memory", "seat_view", "fanout", "nodes", "basics")
 JSON = Path(__file__).resolve().parent.parent / "var" / "bench.json"
 DOC_BEGIN, DOC_END = "<!-- bench:begin -->", "<!-- bench:end -->"
 

@@ -28,6 +28,7 @@ from server.compact import RECORD_OVERHEAD, REQUEST_BYTES, CompactRecords, Heade
 from server.envelope import Envelope, FromEnvelope, Token
 from server.identities import SEAT_HOLDERS
 from server.records import Record
+from server.submissions import SubmissionIndex
 from server.version_facts import VersionFacts
 
 # A state is kept after at most SNAPSHOT_EVERY versions, or sooner, after the record that brings the records
@@ -67,8 +68,7 @@ class LiveMatch:
         self._snapshot_versions = array("q", [0])
         self._unsnapped_bytes = 0  # bytes of the records since the last snapshot
         self._recent: OrderedDict[int, Any] = OrderedDict()  # version -> state, most recently used last
-        # One state's size, measured now and then, less its `config` (the match's configuration, parsed once
-        # and shared by every state), counted once: approx_bytes.
+        # One state's size, measured now and then, less its `config` (parsed once, shared by every state): approx_bytes.
         self._state_bytes = 0
         self._config_bytes = 0
         # moves[v]: game events in force after version v. Dice are keyed on it (not on the record count), so
@@ -80,8 +80,8 @@ class LiveMatch:
         self.envelope = Envelope()  # the server's own records folded (server/envelope.py)
         # (caller, request_id) -> the version of the record that carries it: idempotent retries (server/requests.py)
         self.requests = RequestVersions()
-        # Each seat's submissions in the phase now open (reset when the phase changes): where a submission
-        # may be replaced, every replacement is a record, so Limits.max_submissions_per_seat_per_phase caps them.
+        self.submissions = SubmissionIndex()  # each seat's own submissions, for its page (server/submissions.py)
+        # Each seat's submissions (replacements too) in the open phase: Limits.max_submissions_per_seat_per_phase.
         self.phase_submissions: Counter[str] = Counter()
         self._phase: tuple[str, float | None] | None = None
         self.facts = VersionFacts(self)  # the status and views of the latest versions asked for
@@ -274,7 +274,7 @@ class LiveMatch:
         kept = len(self._snapshots) + len(self._recent) + len(self._tail)
         states = kept * self._state_bytes + self._config_bytes
         records = self.records.encoded_bytes + len(self.records) * RECORD_OVERHEAD
-        return records + states + len(self.requests) * REQUEST_BYTES
+        return records + states + len(self.requests) * REQUEST_BYTES + self.submissions.bytes
 
     def _measure_state(self) -> None:
         """Re-measure one state's size (states grow): at the 1st, 2nd, 4th, 8th... kept state, then every
@@ -295,6 +295,7 @@ class LiveMatch:
         self.records.append_encoded(row)
         self._last_hash = str(record["hash"]) if "hash" in record else None
         self.batches.append(record)
+        self.submissions.applied(version, record)
         self._state = state
         self._keep_tail(version, record, state)
         self._pauses.append(self.paused_at is not None)

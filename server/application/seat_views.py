@@ -103,6 +103,20 @@ def recent_resolutions(live: LiveMatch) -> tuple[tuple[int, str], ...]:
     return tuple(found)
 
 
+def seat_submissions(live: LiveMatch, seat: str) -> list[Submitted]:
+    """The seat's own submissions (a timeout's or the host's records name no command of the seat's), from
+    the match's index: no record is decoded but the last batch's end."""
+    retracted = live.batches.retracted()
+    out = []
+    for entry in live.submissions.of(seat):
+        if entry.end is None:  # the last batch: it ends at the log's end
+            receipt = receipt_at(live, live.version)
+        else:
+            receipt = Receipt(entry.end, entry.chain_head, entry.key_id)
+        out.append(Submitted(entry.version, entry.text, receipt, entry.version in retracted))
+    return out
+
+
 def asked_again(disputes: list[Dispute], seat: str, submissions: list[Submitted]) -> tuple[str, ...]:
     """The seat's inputs the corrections retracted and did not re-apply, while it has submitted none since."""
     said: list[str] = []
@@ -141,7 +155,7 @@ class SeatViews:
         deadline, reserve = engine_step(lambda: live.game.clock_of(live.state, seat))
         clock = live.clock_at(now)
         running = not status.finished and not live.waiting and live.paused_at is None
-        submissions, disputes = self._submissions(live, seat), disputes_of(live)
+        submissions, disputes = seat_submissions(live, seat), disputes_of(live)
         return SeatView(
             state=state,
             seat=seat,
@@ -159,20 +173,6 @@ class SeatViews:
             disputes=tuple(d.as_json() for d in disputes),
             asked_again=asked_again(disputes, seat, submissions),
         )
-
-    def _submissions(self, live: LiveMatch, seat: str) -> list[Submitted]:
-        retracted = live.batches.retracted()
-        out = []
-        for version, record in enumerate(live.records, start=1):
-            cause = record.get("cause") or {}
-            if record.get("kind") != "game" or cause.get("actor") != seat or record.get("start"):
-                continue
-            if "text" not in cause and "command" not in cause:
-                continue  # a timeout's or the host's record names no command of the seat's
-            text = str(cause.get("text") or cause.get("command"))
-            end = live.batches.end_from(version)
-            out.append(Submitted(version, text, receipt_at(live, end), version in retracted))
-        return out
 
     async def understand(self, match_id: uuid.UUID, token: str | None, text: str) -> Understood:
         """The seat's text as its command now, decided by the game on the current state and thrown away:
