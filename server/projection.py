@@ -25,18 +25,31 @@ CATALOG_DELAY = 0.2
 
 
 class CreationsAhead:
-    """The creations made for a request in the log past the catalog's position: read once as the log
-    grows (each retry lookup reads only what was appended since the last), dropped once catalogued."""
+    """The creations in the log past the catalog's position, by the request each was made for and by the
+    host key that made it: read once as the log grows (each lookup reads only what was appended since the
+    last), dropped once catalogued."""
 
     def __init__(self) -> None:
         self.read_to = 0  # the log position read up to
         self.made: dict[tuple[str, str], tuple[uuid.UUID, int]] = {}  # (caller, request id) -> match, position
+        self.keyed: dict[uuid.UUID, tuple[str, int]] = {}  # a match a host key made -> the key, position
 
     def find(self, store: EventStore, catalogued: int, request: tuple[str, str]) -> uuid.UUID | None:
         """The match made for `request` past `catalogued` (the catalog's position), if any."""
+        self._read(store, catalogued)
+        found = self.made.get(request)
+        return found[0] if found else None
+
+    def made_by(self, store: EventStore, catalogued: int, key_id: str) -> int:
+        """The matches the host key `key_id` made past `catalogued` (the catalog's position)."""
+        self._read(store, catalogued)
+        return sum(1 for made_by, _ in self.keyed.values() if made_by == key_id)
+
+    def _read(self, store: EventStore, catalogued: int) -> None:
         if self.read_to < catalogued:  # the catalog went past all that was read: start from it
             self.read_to = catalogued
         self.made = {key: made for key, made in self.made.items() if made[1] > catalogued}
+        self.keyed = {match: keyed for match, keyed in self.keyed.items() if keyed[1] > catalogued}
         # Only as far as the log went when asked: under another node's flood of writes, a lookup that
         # chased the end would never return.
         end = store.last_position()
@@ -45,9 +58,10 @@ class CreationsAhead:
                 made_for = creation_request(change.record)
                 if made_for:  # the first made for a request is the one (as the catalog's created_for)
                     self.made.setdefault(made_for, (change.match_id, change.position))
+                key_id = change.record.get("host_key") if change.record.get("kind") == "created" else None
+                if key_id:  # the id of the host key that made it (public), not its secret
+                    self.keyed[change.match_id] = (str(key_id), change.position)
             self.read_to = changes[-1].position
-        found = self.made.get(request)
-        return found[0] if found else None
 
 
 class CatalogProjection:
@@ -169,6 +183,15 @@ class CatalogProjection:
         if found is not None:
             return found
         return self._ahead.find(self.store, position, (caller, request_id))
+
+    async def unfinished_at_most(self, key_id: str) -> int:
+        """At least the unfinished matches the host key `key_id` made, without a catch-up: the catalog's count
+        at its position and every match the key made past it (one that finished since still counts)."""
+        return await self._io(self._unfinished_at_most, self.position, key_id)
+
+    def _unfinished_at_most(self, position: int, key_id: str) -> int:
+        """`position`: read before the catalog is (a match the catalog gained since counts twice: still a bound)."""
+        return self.catalog.unfinished_of(key_id) + self._ahead.made_by(self.store, position, key_id)
 
     def soon(self) -> None:
         """After a write: project it shortly (writes that come together share one catalog transaction)."""

@@ -74,7 +74,8 @@ class MatchCommands:
             if existing is not None:
                 return self.callers.created_again(await self.matches.load(existing), tag)
         if creator != "admin":
-            self.access.check_quota(creator, await self.queries.unfinished_of(creator))
+            most = self.access.quotas.max_live_matches_per_host_key
+            self.access.check_quota(creator, await self.queries.unfinished_for_quota(creator, most))
         game = get_game(game_name)
         check_seat_names(players, self.limits)
         players = list(players)

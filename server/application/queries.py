@@ -210,6 +210,13 @@ class MatchQueries:
         await self.catch_up_catalog()
         return await self.matches.io(self.matches.catalog.unfinished_of, key_id)
 
+    async def unfinished_for_quota(self, key_id: str, quota: int) -> int:
+        """What a quota check compares with `quota`: a bound read without a catch-up while it is under the
+        quota, else the exact count. Under load the catch-up made a host key's CreateMatch take twice an
+        admin's (p50 41 against 21 ms, 8 clients playing)."""
+        bound = await self.projection.unfinished_at_most(key_id)
+        return bound if bound < quota else await self.unfinished_of(key_id)
+
     async def due_matches(self) -> list[uuid.UUID]:
         """The matches whose current phase has ended by now (server clock), from the catalog."""
         return await self.matches.io(self.matches.catalog.due, self.clock.now())

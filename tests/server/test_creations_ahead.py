@@ -13,9 +13,9 @@ from server.records import chain
 from server.store import Change, EventStore
 
 
-def created(caller: str, request_id: str) -> list[dict[str, object]]:
+def created(caller: str, request_id: str, host_key: str | None = None) -> list[dict[str, object]]:
     record = {"kind": "created", "host_token": "d" * 64, "at": 1.0, "request": {"caller": caller, "id": request_id}}
-    return chain("", [record])
+    return chain("", [{**record, "host_key": host_key}])
 
 
 def test_the_creation_made_for_a_request_is_found_and_only_past_the_catalog(tmp_path: Path) -> None:
@@ -33,6 +33,25 @@ def test_the_creation_made_for_a_request_is_found_and_only_past_the_catalog(tmp_
         third = uuid.uuid4()
         store.append(third, 0, created("admin", "r3"))  # read from where the last lookup stopped
         assert ahead.find(store, catalogued, ("admin", "r3")) == third
+    finally:
+        store.close()
+
+
+def test_the_matches_a_host_key_made_past_the_catalog_are_counted_and_only_those(tmp_path: Path) -> None:
+    """A host key's quota is checked against the catalog's count plus these, without a catch-up."""
+    store = EventStore(f"sqlite:{tmp_path / 'store.db'}")
+    try:
+        for request, key in (("r1", "key-1"), ("r2", "key-1"), ("r3", "key-2"), ("r4", None)):
+            match = uuid.uuid4()
+            store.append(match, 0, created(key or "admin", request, key))
+            store.append(match, 1, chain(created(key or "admin", request, key)[0]["hash"], [{"kind": "host"}]))
+        ahead = CreationsAhead()
+        assert ahead.made_by(store, 0, "key-1") == 2 and ahead.made_by(store, 0, "key-2") == 1
+        assert ahead.made_by(store, 0, "admin") == 0  # the admin's creations have no host key
+        catalogued = store.last_position()  # the catalog has them all now: they are left to it
+        assert ahead.made_by(store, catalogued, "key-1") == 0 and ahead.keyed == {}
+        store.append(uuid.uuid4(), 0, created("key-1", "r5", "key-1"))
+        assert ahead.made_by(store, catalogued, "key-1") == 1
     finally:
         store.close()
 
