@@ -9,8 +9,9 @@ roles and the same JSON lines on stdin/stdout, so every server is driven and tim
     python -m bench.peer_client watch ADDRESS MATCH N        N spectators (Subscribe), each its own channel;
                                                              {"until": K}: once each has seen version K
                                                              (or 30 s pass) -> {"receipts"}
-    python -m bench.peer_client create ADDRESS ADMIN         CreateMatch in a loop; {"go": S, "rate": R}
-                                                             -> {"lat"} (CreateMatch under load)
+    python -m bench.peer_client create ADDRESS ADMIN         CreateMatch in a loop, with host keys made by
+                                                             ADMIN; {"go": S, "rate": R} -> {"lat"}
+                                                             (CreateMatch under load)
 
 A key is the match's version after a move (the MoveResult's); a watcher notes every version it receives.
 """
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 BUNDLE = not os.environ.get("BENCH_UNBUNDLED")
+CREATOR_KEYS = 40  # host keys the creator takes in turn: 20 creations/s stay under 60 a minute per key
 
 
 def say(value: dict[str, Any]) -> None:
@@ -82,10 +84,14 @@ def submit(address: str, admin: str) -> None:
 
 
 def create(address: str, admin: str) -> None:
+    """As hosts create: with host keys (each CreateMatch checks its key's quotas), taken in turn so that
+    none reaches its creations per minute (60) or live matches (100) within a run."""
     from clients.client import MatchClient
 
     client = MatchClient(address, host_credential=admin)
+    keys = [client.create_host_key(f"bench-host-{index}").host_key for index in range(CREATOR_KEYS)]
     say({"ready": True})
+    made = 0
     for command in commands():
         lat = []
         start = time.perf_counter()
@@ -93,8 +99,11 @@ def create(address: str, admin: str) -> None:
             delay = start + index / command["rate"] - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
+            key, made = keys[made % len(keys)], made + 1
             began = time.perf_counter()
-            client.create("duel", ["ann", "bob"], seed=1, config={"players": ["ann", "bob"], "duration": 3600})
+            client.create(
+                "duel", ["ann", "bob"], seed=1, config={"players": ["ann", "bob"], "duration": 3600}, token=key
+            )
             lat.append(time.perf_counter() - began)
         say({"lat": lat})
 
