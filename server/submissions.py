@@ -1,6 +1,6 @@
 """Each seat's own submissions, indexed as a live match applies its records: a seat's page lists them on
-every update, and finding them by decoding the whole log cost 19 ms a view at 4,000 records and 80 ms at
-16,000 (bench/seat_view.py). Kept here: each one's version, its words, and once the batch it opened has
+every update, and finding them by decoding the whole log cost 20 ms a view at 4,004 records and 81 ms at
+16,004 (bench/seat_view.py). Kept here: each one's version, its words, and once the batch it opened has
 ended, that batch's last record (its receipt), so a view decodes no record but the log's last.
 """
 
