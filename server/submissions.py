@@ -6,26 +6,26 @@ ended, that batch's last record (its receipt), so a view decodes no record but t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import NamedTuple
 
 from server.batches import starts_batch
 from server.records import Record
 
-ENTRY_BYTES = 120  # an entry's object, its list slot and its word string's header (approx_bytes)
+ENTRY_BYTES = 120  # an entry's tuple, its list slot and its word string's header (approx_bytes)
 
 
-class SeatSubmission:
+class SeatSubmission(NamedTuple):
     """A seat's submission at `version` in `text`; `end`, `chain_head` and `key_id` are its batch's last
-    record (the receipt its Submit answered), set when the next batch starts (None while it is the last)."""
+    record (the receipt its Submit answered), known once the next batch starts (`end` None until then).
+    The index keeps each as a plain tuple of plain values, which the garbage collector stops tracking (a
+    NamedTuple it tracks for good): a cache of idle matches full of them adds nothing to a full collection's
+    pause."""
 
-    __slots__ = ("chain_head", "end", "key_id", "text", "version")
-
-    def __init__(self, version: int, text: str) -> None:
-        self.version = version
-        self.text = text
-        self.end: int | None = None
-        self.chain_head = ""
-        self.key_id = ""
+    version: int
+    text: str
+    end: int | None = None
+    chain_head: str = ""
+    key_id: str = ""
 
 
 def submitted_text(record: Record) -> tuple[str, str] | None:
@@ -40,24 +40,25 @@ def submitted_text(record: Record) -> tuple[str, str] | None:
 
 class SubmissionIndex:
     def __init__(self) -> None:
-        self._by_seat: dict[str, list[SeatSubmission]] = {}
-        self._open: list[SeatSubmission] = []  # those of the last batch: its end is not known yet
+        self._by_seat: dict[str, list[tuple[int, str, int | None, str, str]]] = {}  # SeatSubmission's fields
+        self._open: list[tuple[str, int]] = []  # (seat, index) of those in the last batch: its end is not known yet
         self._last: tuple[str, str] = ("", "")  # the last record's hash and key id
         self.bytes = 0
 
     def applied(self, version: int, record: Record) -> None:
         if starts_batch(record):  # the last batch ended at the record before this one
-            for entry in self._open:
-                entry.end, (entry.chain_head, entry.key_id) = version - 1, self._last
+            for seat, index in self._open:
+                entries = self._by_seat[seat]
+                entries[index] = (*entries[index][:2], version - 1, *self._last)
             self._open = []
         self._last = (str(record.get("hash", "")), str(record.get("key_id", "")))
         found = submitted_text(record)
         if found is not None:
             seat, text = found
-            entry = SeatSubmission(version, text)
-            self._by_seat.setdefault(seat, []).append(entry)
-            self._open.append(entry)
+            entries = self._by_seat.setdefault(seat, [])
+            self._open.append((seat, len(entries)))
+            entries.append((version, text, None, "", ""))
             self.bytes += ENTRY_BYTES + len(text)
 
-    def of(self, seat: str) -> Sequence[SeatSubmission]:
-        return self._by_seat.get(seat, ())
+    def of(self, seat: str) -> list[SeatSubmission]:
+        return [SeatSubmission(*entry) for entry in self._by_seat.get(seat, ())]

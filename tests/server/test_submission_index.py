@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -111,3 +112,12 @@ def test_a_seats_submissions_on_a_long_log_decode_no_record_of_it(
     monkeypatch.setattr(CompactRecords, "__iter__", counted_walk)
     assert indexed(live, "ann") == expected and expected
     assert sum(decoded) <= 1, f"{sum(decoded)} records read for {len(expected)} submissions"  # the log's last at most
+
+
+def test_the_index_adds_no_object_the_garbage_collector_keeps_tracking(duel_records: list[Record]) -> None:
+    """A cache full of idle matches is walked whole by every full collection, the event loop stopped meanwhile
+    (30-200 ms a time in the peers bench, docs/BENCHMARKS.md): the index holds plain tuples, which it drops."""
+    live = LiveMatch.from_records(uuid.uuid4(), duel_records)
+    gc.collect()
+    entries = [entry for seat in live.submissions._by_seat.values() for entry in seat]
+    assert entries and not any(gc.is_tracked(entry) for entry in entries)
