@@ -83,14 +83,14 @@ def state_at_figures(texts: list[str], samples: int) -> list[Figure]:
     walls: dict[int, float] = {}
     folds: list[float] = []
     for version in randoms + worst:
-        live.forget_recent()  # each ask folds from a kept state, as a first ask does
+        live.settle()  # each ask folds from a kept state, as a first ask does
         started = time.perf_counter()
         live.state_at(version)
         walls[version] = (time.perf_counter() - started) * 1000
     gc.disable()
     try:
         for version in worst:
-            live.forget_recent()
+            live.settle()
             started = time.thread_time()
             live.state_at(version)
             folds.append((time.thread_time() - started) * 1000)

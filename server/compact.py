@@ -42,6 +42,10 @@ class CompactRecords(Sequence[Record]):
         self._rows.append(row)
         self._bytes += len(row)
 
+    def settle(self) -> None:
+        """Keep no record decoded (an idle match: server/live.py settle)."""
+        self._decoded.clear()
+
     @property
     def encoded_bytes(self) -> int:
         return self._bytes

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from cachetools import LRUCache
+from cachetools import Cache, LRUCache
 
 from engine.registry import get_game
 from server.access import Access
@@ -30,6 +30,9 @@ from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# A cached match that no call used for this long (at least; at most twice) is settled (LiveMatch.settle):
+# what only play reads again is dropped, so the garbage collector's full collections walk less of it.
+SETTLE_AFTER = 10.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,9 @@ class LiveMatches:
         self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_bytes, getsizeof=_size_of)
         self.locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)  # one writer per match
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
+        self._used: set[uuid.UUID] = set()  # the cached matches used since the last settling
+        self._settled: set[uuid.UUID] = set()  # and those settled, not used since
+        self._settled_at = time.monotonic()
 
     async def io(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a store call on the writer's thread (the event loop never blocks on the store)."""
@@ -89,7 +95,25 @@ class LiveMatches:
             raise Unavailable(f"the store did not answer ({type(exc).__name__}); retry") from exc
 
     def cached(self, match_id: uuid.UUID) -> LiveMatch | None:
-        return self._cache.get(match_id)
+        live = self._cache.get(match_id)
+        if live is not None:  # (an unknown id is not kept: random ids cannot grow the set)
+            self._used.add(match_id)
+        return live
+
+    def settle_idle(self, now: float) -> int:
+        """Settle the cached matches no call used since the last settling, once SETTLE_AFTER has passed since
+        it (`now`: time.monotonic()); returns how many. The cache's order of use is left as it was."""
+        if now - self._settled_at < SETTLE_AFTER:
+            return 0
+        self._settled_at = now
+        cached = set(self._cache)  # iterating a cache does not count as a use; reading one through it does
+        self._settled = (self._settled - self._used) & cached
+        idle = cached - self._used - self._settled
+        for match_id in idle:
+            Cache.__getitem__(self._cache, match_id).settle()  # the base class's read: no use recorded
+        self._settled |= idle
+        self._used = set()
+        return len(idle)
 
     def forget(self, match_id: uuid.UUID) -> None:
         """Drop a cached copy (a write's outcome is unknown, or another process wrote first): read it again."""
@@ -103,6 +127,7 @@ class LiveMatches:
             raise DataLoss(quarantined.message(match_id))
         cached = self._cache.get(match_id)
         if cached is not None:
+            self._used.add(match_id)
             if self.refresh_every is not None and time.monotonic() - self._fresh.get(match_id, 0) >= self.refresh_every:
                 await self.catch_up(cached)
             return cached
@@ -138,6 +163,7 @@ class LiveMatches:
         served uncached: it is read from the store on each use rather than refused."""
         try:
             self._cache[live.id] = live
+            self._used.add(live.id)
         except ValueError:  # cachetools: the value is larger than the cache
             self._cache.pop(live.id, None)
             log.warning("match %s (about %d bytes) is larger than the match cache", live.id, live.approx_bytes())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
 from server import waiting
@@ -25,6 +26,7 @@ async def tick(matches: Matches) -> int:
     """One pass over the live matches; returns how many records the deadlines wrote."""
     written = 0
     queries = matches.queries
+    matches.repository.settle_idle(time.monotonic())  # idle matches drop what only play reads again
     await queries.catch_up_catalog()  # what this and other processes wrote: due times moved
     if matches.refresh_every is not None:
         await matches.hostkeys.refresh()  # host keys other processes created or revoked

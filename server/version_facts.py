@@ -31,6 +31,12 @@ class VersionFacts:
         self.views: OrderedDict[tuple[int, Viewer], dict[str, Any]] = OrderedDict()
         self.view_texts: OrderedDict[tuple[int, Viewer], str] = OrderedDict()
 
+    def clear(self) -> None:
+        """Keep nothing (an idle match: server/live.py settle)."""
+        self.statuses.clear()
+        self.views.clear()
+        self.view_texts.clear()
+
     def status(self, version: int | None) -> Status:
         live = self.live
         at = live.version if version is None else version
