@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import faulthandler
+import gc
 import logging
 import os
 import re
@@ -109,6 +110,15 @@ def _settle(future: asyncio.Future[str], value: str) -> None:
         future.set_result(value)
 
 
+def collect_less_often() -> None:
+    """A full collection of the garbage collector stops the event loop while it walks every tracked object:
+    30-350 ms with thousands of cached matches (docs/BENCHMARKS.md). What the server keeps is freed without
+    it (a match and its facts make no cycle), so full collections run a tenth as often, and what is loaded
+    by now (modules, classes: it lives as long as the process) is left out of every collection."""
+    gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], 100)
+    gc.freeze()
+
+
 def main(argv: list[str] | None = None) -> None:
     # Everything the server creates (store, -wal, -shm, tokens) is for its owner only.
     os.umask(0o077)
@@ -117,6 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     # be written, SIGSEGV) still says why on stderr: every thread's stack, the store's among them.
     faulthandler.enable(all_threads=True)
     settings = parse_args(argv)
+    collect_less_often()
     try:
         asyncio.run(serve(settings))
     except StartupRefused as exc:

@@ -5,6 +5,7 @@ never change, so neither do these: the latest few are kept."""
 from __future__ import annotations
 
 import json
+import weakref
 from collections import OrderedDict
 from typing import Any, Protocol
 
@@ -26,7 +27,9 @@ class LiveMatch(waiting.LiveMatch, Protocol):
 
 class VersionFacts:
     def __init__(self, live: LiveMatch) -> None:
-        self.live = live
+        # A proxy, so that a match and its facts make no reference cycle: a match the cache drops is freed
+        # at once, without waiting for a full collection of the garbage collector (server/main.py).
+        self.live = weakref.proxy(live)
         self.statuses: OrderedDict[int, Status] = OrderedDict()
         self.views: OrderedDict[tuple[int, Viewer], dict[str, Any]] = OrderedDict()
         self.view_texts: OrderedDict[tuple[int, Viewer], str] = OrderedDict()

@@ -9,6 +9,7 @@ import gc
 import tempfile
 import types
 import uuid
+import weakref
 from typing import Any
 
 import pytest
@@ -108,3 +109,22 @@ def test_the_cache_settles_the_matches_no_call_used_and_keeps_their_order_of_use
                 await running.stop()
 
     asyncio.run(run())
+
+
+def test_a_match_dropped_by_the_cache_is_freed_without_the_collector() -> None:
+    """The server runs full collections a tenth as often (server/main.py collect_less_often): a match the
+    cache drops must not wait for one, or evicted matches would pile up past the cache's bound meanwhile."""
+    records = bot_match_records("cookoff", seed=3)
+    gc.collect()
+    gc.disable()
+    try:
+        live = LiveMatch.from_records(uuid.uuid4(), records)
+        played(live)  # every cache of a match in play filled: states, decoded records, facts, views
+        live.state_at(live.version // 2)
+        live.settle()
+        played(live)
+        dropped = weakref.ref(live)
+        del live
+        assert dropped() is None, [type(holder).__name__ for holder in gc.get_referrers(dropped())]
+    finally:
+        gc.enable()
