@@ -17,7 +17,7 @@ import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 
@@ -390,8 +390,16 @@ def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials)
                 updates.cancel()
                 return 0
     except KeyboardInterrupt:
-        return 0
+        stop_now(0)
     return 0
+
+
+def stop_now(code: int) -> NoReturn:
+    """Ctrl-C: leave at once, with what was printed flushed. A gRPC call the interrupt cut off half-made would
+    otherwise print a traceback as it was collected (grpc's _Rendezvous.__del__), after all was said."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _resumed(version: int, why: str) -> None:
@@ -871,7 +879,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"matchctl: {rpc_error_line(exc, args.server, arena, admin)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130
+        stop_now(130)
     except BrokenPipeError:  # `matchctl ... | head`: the reader has gone; nothing to say, nothing more to write
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (so the exit's flush cannot fail)
         return 141
