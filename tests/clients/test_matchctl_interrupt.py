@@ -9,20 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.interrupt import interrupted_inside_a_call
 from tests.support.server import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
-INTERRUPT_INSIDE_A_CALL = """
-import os, signal, sys
-import grpc._channel as channel
-made = channel._MultiThreadedRendezvous.__init__
-def interrupted_while_made(self, *args, **kwargs):
-    os.kill(os.getpid(), signal.SIGINT)  # Python raises KeyboardInterrupt here, before `made` runs
-    made(self, *args, **kwargs)
-channel._MultiThreadedRendezvous.__init__ = interrupted_while_made
-from clients.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+INTERRUPT_INSIDE_A_CALL = interrupted_inside_a_call("from clients.cli import main\nsys.exit(main(sys.argv[1:]))\n")
 
 
 def test_watch_interrupted_inside_a_half_made_call_stops_with_no_traceback(server: ServerThread) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.kit.seats import EXAMPLES, PLAYERS, batches, example_bot, play_with_example_bots
 from tests.kit.views import schema_errors
+from tests.support.interrupt import interrupted_inside_a_call
 from tests.support.server import ServerThread
 
 
@@ -158,19 +159,10 @@ def test_a_game_example_says_it_connected_and_stops_on_ctrl_c(server: ServerThre
     assert err.strip().endswith(f"{players[0]}: stopped"), err
 
 
-# Runs an example with Ctrl-C landing inside the making of its Subscribe call, before gRPC's call object has
-# its state: a window a real Ctrl-C hits now and then (it failed CI once), here hit every time.
-INTERRUPT_INSIDE_A_CALL = """
-import os, runpy, signal, sys
-import grpc._channel as channel
-made = channel._MultiThreadedRendezvous.__init__
-def interrupted_while_made(self, *args, **kwargs):
-    os.kill(os.getpid(), signal.SIGINT)  # Python raises KeyboardInterrupt here, before `made` runs
-    made(self, *args, **kwargs)
-channel._MultiThreadedRendezvous.__init__ = interrupted_while_made
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
+# Runs an example file with Ctrl-C landing inside the making of its Subscribe call (tests/support/interrupt.py).
+INTERRUPT_INSIDE_A_CALL = interrupted_inside_a_call(
+    'import runpy\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name="__main__")\n'
+)
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
