@@ -115,7 +115,8 @@ def collect_less_often() -> None:
     30-350 ms with thousands of cached matches (docs/BENCHMARKS.md). What the server keeps is freed without
     it (a match and its facts make no cycle), so full collections run a tenth as often, and what is loaded
     by now (modules, classes: it lives as long as the process) is left out of every collection."""
-    gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], 100)
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
     gc.freeze()
 
 

@@ -43,7 +43,7 @@ class CreationsAhead:
     def made_by(self, store: EventStore, catalogued: int, key_id: str) -> int:
         """The matches the host key `key_id` made past `catalogued` (the catalog's position)."""
         self._read(store, catalogued)
-        return sum(1 for made_by, _ in self.keyed.values() if made_by == key_id)
+        return sum(1 for maker, _ in self.keyed.values() if maker == key_id)
 
     def _read(self, store: EventStore, catalogued: int) -> None:
         if self.read_to < catalogued:  # the catalog went past all that was read: start from it

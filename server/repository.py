@@ -30,7 +30,7 @@ from server.writer import GroupWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# A cached match that no call used for this long (at least; at most twice) is settled (LiveMatch.settle):
+# A cached match that no call loaded for this long (at least; at most twice) is settled (LiveMatch.settle):
 # what only play reads again is dropped, so the garbage collector's full collections walk less of it.
 SETTLE_AFTER = 10.0
 
@@ -83,7 +83,7 @@ class LiveMatches:
         self._cache: LRUCache[uuid.UUID, LiveMatch] = LRUCache(maxsize=cache_bytes, getsizeof=_size_of)
         self.locks: defaultdict[uuid.UUID, asyncio.Lock] = defaultdict(asyncio.Lock)  # one writer per match
         self._quarantined: dict[uuid.UUID, Quarantined] = {}
-        self._used: set[uuid.UUID] = set()  # the cached matches used since the last settling
+        self._used: set[uuid.UUID] = set()  # the cached matches loaded or kept since the last settling
         self._settled: set[uuid.UUID] = set()  # and those settled, not used since
         self._settled_at = time.monotonic()
 
@@ -95,13 +95,12 @@ class LiveMatches:
             raise Unavailable(f"the store did not answer ({type(exc).__name__}); retry") from exc
 
     def cached(self, match_id: uuid.UUID) -> LiveMatch | None:
-        live = self._cache.get(match_id)
-        if live is not None:  # (an unknown id is not kept: random ids cannot grow the set)
-            self._used.add(match_id)
-        return live
+        """The cached copy, if any. Not counted as a use (`settle_idle`): streams ask this on every move, and
+        a match in play is loaded by each of its writes."""
+        return self._cache.get(match_id)
 
     def settle_idle(self, now: float) -> int:
-        """Settle the cached matches no call used since the last settling, once SETTLE_AFTER has passed since
+        """Settle the cached matches no call loaded since the last settling, once SETTLE_AFTER has passed since
         it (`now`: time.monotonic()); returns how many. The cache's order of use is left as it was."""
         if now - self._settled_at < SETTLE_AFTER:
             return 0
