@@ -33,7 +33,7 @@ from eventsourcing.persistence import (
     StoredEvent,
 )
 from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLITE3_DEFAULT_LOCK_TIMEOUT, SQLiteAggregateRecorder
+from eventsourcing.sqlite import SQLiteAggregateRecorder
 from eventsourcing.utils import get_topic
 from psycopg import Cursor
 from psycopg.rows import DictRow
@@ -41,6 +41,7 @@ from psycopg.rows import DictRow
 from server.catalog import Catalog
 from server.compact import encode
 from server.errors import StartupRefused
+from server.sqlite_file import LoopCommits, check_sqlite_file
 
 Record = dict[str, Any]
 # (match, the version after which its records go, the records, their compact JSON if already encoded)
@@ -49,7 +50,6 @@ Batch = tuple[uuid.UUID, int, Sequence[Record], Sequence[bytes] | None]
 TOKEN_MARKS = (b"host_token", b"joined")
 # The store's errors that say "not now" rather than "never": the caller is told UNAVAILABLE, to retry.
 TRANSIENT: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
-SQLITE_MAGIC = b"SQLite format 3\x00"
 SQLITE_LOCK_TIMEOUT = 10  # seconds a SQLite write waits for a lock another connection holds
 
 
@@ -194,6 +194,7 @@ class EventStore:
         self._direct = mapper.compressor is None and mapper.cipher is None  # see stored_stamp
         # Streams read in full or in part, by id: start-up and listings must read none (tests count).
         self.reads: Counter[uuid.UUID] = Counter()
+        self._loop_commits: LoopCommits | None = None
 
     def catalog(self) -> Catalog:
         """The read models (server/catalog.py), in the store's own database."""
@@ -211,6 +212,8 @@ class EventStore:
         )
 
     def close(self) -> None:
+        if self._loop_commits is not None:
+            self._loop_commits.close()
         self._app.close()
 
     def append(self, match_id: uuid.UUID, after_version: int, records: Sequence[Record]) -> int:
@@ -236,10 +239,11 @@ class EventStore:
             versions.append(after_version + len(records))
         try:
             self._insert(stored, wait_for_lock)
-        except IntegrityError as exc:
+        except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise VersionConflict(str(exc)) from None
-        except OperationalError as exc:
-            cause = getattr(exc.__cause__, "sqlite_errorcode", 0)  # the library wraps sqlite3's error
+        except (OperationalError, sqlite3.OperationalError) as exc:
+            raw = exc if isinstance(exc, sqlite3.Error) else exc.__cause__  # the library wraps sqlite3's error
+            cause = getattr(raw, "sqlite_errorcode", 0)
             if not wait_for_lock and cause & 0xFF == sqlite3.SQLITE_BUSY:
                 raise StoreBusy(str(exc)) from None
             raise
@@ -256,21 +260,21 @@ class EventStore:
 
     def _insert(self, stored: list[StoredEvent], wait_for_lock: bool = True) -> None:
         """The stored events in one transaction. On SQLite one executemany: the library's recorder runs one
-        INSERT per event for its notification ids, which nothing here uses. Elsewhere the library's own."""
+        INSERT per event for its notification ids, which nothing here uses. Elsewhere the library's own.
+        The loop's commits (wait_for_lock=False) on a file use a connection of their own (LoopCommits)."""
         recorder = self._app.recorder
         if not isinstance(recorder, SQLiteAggregateRecorder):
             recorder.insert_events(stored)
             return
         rows = [(s.originator_id.hex, s.originator_version, s.topic, s.state) for s in stored]  # type: ignore[union-attr]
-        with recorder.datastore.transaction(commit=True) as cursor:
-            if not wait_for_lock:  # the write takes the lock: busy at once if it is held
-                cursor.execute("PRAGMA busy_timeout = 0")
-            try:
-                cursor.executemany(recorder.insert_events_statement, rows)
-            finally:  # the pooled connection goes back waiting as long as ever
-                if not wait_for_lock:
-                    wait = recorder.datastore.pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT  # as it opened
-                    cursor.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        pool = recorder.datastore.pool
+        if not wait_for_lock and not pool.is_sqlite_memory_mode:  # the loop's commits
+            if self._loop_commits is None:
+                self._loop_commits = LoopCommits(pool.db_name, recorder.insert_events_statement)
+            self._loop_commits.insert(rows)
+            return
+        with recorder.datastore.transaction(commit=True) as cursor:  # a memory database has no other program
+            cursor.executemany(recorder.insert_events_statement, rows)
 
     def read(self, match_id: uuid.UUID, after_version: int = 0) -> list[Record]:
         """The records after `after_version`, in order; UnreadableRecord names the first that does not decode."""
@@ -376,25 +380,3 @@ def _as_record(event: Any) -> Record:
     if not isinstance(record, Mapping):
         raise TypeError(f"the stored record is a {type(record).__name__}, not an object")
     return dict(record)
-
-
-def check_sqlite_file(path: str) -> None:
-    """Refuse a store file that exists but is empty, not SQLite, or shorter than its header says: SQLite
-    would silently start an empty database in an empty file, and the matches in it would be lost."""
-    if not os.path.exists(path):
-        return  # a first start: the library creates it
-    size = os.path.getsize(path)
-    if size == 0:
-        raise StartupRefused(f"store file {path} is empty (0 bytes); it was left as it is: restore it from a backup")
-    with open(path, "rb") as file:
-        header = file.read(100)
-    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
-        raise StartupRefused(f"store file {path} is not an SQLite database ({size} bytes); it was left as it is")
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    if pages and header[24:28] == header[92:96] and size < page_size * pages:
-        raise StartupRefused(
-            f"store file {path} is truncated: {size} bytes where its header says {page_size * pages}; "
-            "it was left as it is: restore it from a backup"
-        )
