@@ -122,11 +122,12 @@ def request_tag(request: Message, limits: Limits) -> RequestTag | None:
     if not request_id:
         return None
     check_request_id(request_id, limits)
-    body = type(request)()
-    body.CopyFrom(request)
-    body.ClearField("request_id")
-    fingerprint = hashlib.sha256(body.SerializeToString(deterministic=True)).hexdigest()[:32]
-    return RequestTag(request_id, fingerprint)
+    request.ClearField("request_id")  # the body without its id, serialized without copying the request
+    try:
+        body = request.SerializeToString(deterministic=True)
+    finally:
+        setattr(request, "request_id", request_id)  # noqa: B010  # Message has no typed fields
+    return RequestTag(request_id, hashlib.sha256(body).hexdigest()[:32])
 
 
 async def end_stream(context: grpc.aio.ServicerContext, end: StreamEnd, sent: int) -> None:
