@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 HIDDEN_CONFIG = "hidden until the match is over"
 
 
-def visible_record(live: LiveMatch, version: int, viewer: Viewer) -> Record:
-    """Record `version` as `viewer` may see it."""
-    record = live.records[version - 1]
+def visible_record(live: LiveMatch, version: int, viewer: Viewer, record: Record | None = None) -> Record:
+    """Record `version` as `viewer` may see it; `record`: the one a write just appended there, which its
+    writer still holds (the same as the stored one: spares decoding it again)."""
+    record = live.records[version - 1] if record is None else record
     before = live.state_at(version - 1) if record["kind"] == "game" else None
     return visible(live, version, record, before, viewer)
 

@@ -76,7 +76,7 @@ class Callers:
 
 def accepted(live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]], text: str = "") -> Accepted:
     """What a write answers: the records it appended as the caller may see them, and a receipt."""
-    rows = [(version, visible_record(live, version, viewer)) for version, _ in written]
+    rows = [(version, visible_record(live, version, viewer, record)) for version, record in written]
     return Accepted(
         live.version, rows, live.status(), receipt_at(live, live.version), live.paused_after(live.version), text
     )
