@@ -59,6 +59,7 @@ class LiveMatch:
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
         self.records = CompactRecords()
+        self.version = 0  # the records applied: an attribute, read dozens of times a move
         self._header: Header | None = None
         self._last_hash: str | None = None
         self._state: Any = None  # the state after the last version
@@ -110,10 +111,6 @@ class LiveMatch:
         if self._header is None:
             raise IndexError("the match has no records")
         return self._header
-
-    @property
-    def version(self) -> int:
-        return len(self.records)
 
     # --- the envelope's facts (server/envelope.py), read where the match is -------------------------
 
@@ -185,7 +182,7 @@ class LiveMatch:
 
     def waiting_at(self, version: int) -> bool:
         """Whether the match had not started at `version`: it waits for its players and no start record came yet."""
-        if not self.records or not self.header.get("waits"):
+        if not self.version or not self.header.get("waits"):
             return False
         return self.started_at == 0 or version < self.started_at
 
@@ -287,12 +284,13 @@ class LiveMatch:
 
     def apply(self, record: Record, row: bytes | None = None) -> None:  # row: encode(record), if the caller has it
         row = encode(record) if row is None else row  # first: a record that cannot be kept changes nothing
-        version = len(self.records) + 1  # the version this record becomes
+        version = self.version + 1  # the version this record becomes
         folded = envelope.evolve(self.envelope, record, version)  # an unknown kind changes nothing either
         state = self._step(self._state, record)
         self.envelope = folded
         self._index(version, record, state)
         self.records.append_encoded(row)
+        self.version = version
         self._last_hash = str(record["hash"]) if "hash" in record else None
         self.batches.append(record)
         self.submissions.applied(version, record)
