@@ -11,7 +11,7 @@ they stay on the thread.
 A group commit on the loop's thread first gathers other appends for up to GATHER_FOR seconds, ending
 as soon as as many have come as joined the last group (one more each time, so it grows to the writers
 there are). Without it a group was 1.2 appends at 8 clients, and its fsync and statements were paid nearly
-once per write; with 2 ms a unary Submit cost about 30% less CPU (docs/BENCHMARKS.md). A gathering that no
+once per write; with it a unary Submit cost about 20% less CPU (docs/BENCHMARKS.md). A gathering that no
 append joined (a lone bot's writes come one at a time) stops gathering for the next PAUSE_AFTER_ALONE
 groups. On the store's thread (PostgreSQL) appends gather anyway while a commit waits on the network.
 
