@@ -108,12 +108,14 @@ def seat_submissions(live: LiveMatch, seat: str) -> list[Submitted]:
     the match's index: no record is decoded but the last batch's end."""
     retracted = live.batches.retracted()
     out = []
-    for entry in live.submissions.of(seat):
-        if entry.end is None:  # the last batch: it ends at the log's end
-            receipt = receipt_at(live, live.version)
+    last: Receipt | None = None
+    for version, text, end, chain_head, key_id in live.submissions.entries(seat):
+        if end is None:  # the last batch: it ends at the log's end
+            last = last or receipt_at(live, live.version)
+            receipt = last
         else:
-            receipt = Receipt(entry.end, entry.chain_head, entry.key_id)
-        out.append(Submitted(entry.version, entry.text, receipt, entry.version in retracted))
+            receipt = Receipt(end, chain_head, key_id)
+        out.append(Submitted(version, text, receipt, version in retracted))
     return out
 
 
