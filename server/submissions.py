@@ -7,7 +7,6 @@ ended, that batch's last record (its receipt), so a view decodes no record but t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from server.batches import starts_batch
 from server.records import Record
@@ -15,18 +14,11 @@ from server.records import Record
 ENTRY_BYTES = 120  # an entry's tuple, its list slot and its word string's header (approx_bytes)
 
 
-class SeatSubmission(NamedTuple):
-    """A seat's submission at `version` in `text`; `end`, `chain_head` and `key_id` are its batch's last
-    record (the receipt its Submit answered), known once the next batch starts (`end` None until then).
-    The index keeps each as a plain tuple of plain values, which the garbage collector stops tracking (a
-    NamedTuple it tracks for good): a cache of idle matches full of them adds nothing to a full collection's
-    pause."""
-
-    version: int
-    text: str
-    end: int | None = None
-    chain_head: str = ""
-    key_id: str = ""
+# A seat's submission: (version, words, end, chain_head, key_id). The last three are its batch's last record
+# (the receipt its Submit answered), known once the next batch starts (end None until then). Plain tuples of
+# plain values, which the garbage collector stops tracking (a NamedTuple it tracks for good): a cache of idle
+# matches full of them adds nothing to a full collection's pause, and a view unpacks them as they are kept.
+Entry = tuple[int, str, int | None, str, str]
 
 
 def submitted_text(record: Record) -> tuple[str, str] | None:
@@ -41,7 +33,7 @@ def submitted_text(record: Record) -> tuple[str, str] | None:
 
 class SubmissionIndex:
     def __init__(self) -> None:
-        self._by_seat: dict[str, list[tuple[int, str, int | None, str, str]]] = {}  # SeatSubmission's fields
+        self._by_seat: dict[str, list[Entry]] = {}
         self._open: list[tuple[str, int]] = []  # (seat, index) of those in the last batch: its end is not known yet
         self._last: tuple[str, str] = ("", "")  # the last record's hash and key id
         self.bytes = 0
@@ -61,10 +53,7 @@ class SubmissionIndex:
             entries.append((version, text, None, "", ""))
             self.bytes += ENTRY_BYTES + len(text)
 
-    def of(self, seat: str) -> list[SeatSubmission]:
-        return [SeatSubmission(*entry) for entry in self.entries(seat)]
-
-    def entries(self, seat: str) -> Sequence[tuple[int, str, int | None, str, str]]:
-        """The seat's entries as kept, SeatSubmission's fields in its order: what a seat's page reads on
-        every update, where making a SeatSubmission of each cost as much as the rest of the view."""
+    def entries(self, seat: str) -> Sequence[Entry]:
+        """The seat's entries as kept (a seat's page reads them on every update: making an object of each
+        cost as much as the rest of the view)."""
         return self._by_seat.get(seat, ())
