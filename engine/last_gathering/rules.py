@@ -6,6 +6,7 @@ Every random default is drawn here from ctx.rng and written into the event that 
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 from typing import Any
@@ -527,7 +528,8 @@ def evolve(state: State, event: Event) -> State:
             players[at] = replace(players[at], frame=award["frame"], garnets=players[at].garnets - award["paid"])
         return replace(state, players=_cleared(players), last_resolution=event, deadline=None)
     if kind == "match_finished":
-        return replace(state, phase=Phase.OVER, deadline=None, final=event)
+        # Kept as its text: the decoded event (every region's cells) held four times its size in the state.
+        return replace(state, phase=Phase.OVER, deadline=None, final=json.dumps(event, separators=(",", ":")))
     raise ValueError(f"unknown event type {kind!r}")
 
 

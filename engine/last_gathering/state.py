@@ -65,7 +65,7 @@ class State:
     tile_to_place: Tile | None = None  # won at the previous auction, placed in this step
     auctions: tuple[AuctionResult, ...] = ()  # every resolved tile auction, in order
     last_resolution: dict[str, Any] | None = None  # public summary of the last resolution
-    final: dict[str, Any] | None = None  # scores and ranking once over
+    final: str | None = None  # once over, the match_finished event (scores, ranking) as JSON: views.results
 
     def player(self, name: str) -> PlayerState:
         return self.players[self.config.index(name)]

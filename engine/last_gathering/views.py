@@ -8,6 +8,7 @@ the host.
 from __future__ import annotations
 
 import copy
+import json
 
 from engine.contract import Event, Json, Viewer
 from engine.last_gathering.board import SPOTS, Board, empty_spots
@@ -119,12 +120,12 @@ def redact(state: State, event: Event, viewer: Viewer) -> Event:
 
 def results(state: State) -> dict[str, Json]:
     """Every player's garnets and frame; once over, the ranking with scores, lakes and regions (LG-6)."""
-    final = state.final
     rows: list[Json] = []
-    if final is None:
+    if state.final is None:
         for p in state.players:
             rows.append({"player": p.name, "rank": None, "score": None, "garnets": p.garnets, "frame": p.frame})
         return {"results": rows, "tiebreak_order": list(state.order)}
+    final = json.loads(state.final)
     scores = {s["player"]: s for s in final["scores"]}
     lakes = final["lakes"]
     for rank, name in enumerate(final["ranking"], start=1):
