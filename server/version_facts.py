@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections import OrderedDict
+from dataclasses import replace
 from typing import Any, Protocol
 
 from engine.contract import Status, Viewer
 from server import waiting
 
 KEPT = 32  # versions (and version-viewer pairs) kept
+MAX_KEPT_PARTS = 128
 
 
 class LiveMatch(waiting.LiveMatch, Protocol):
@@ -30,15 +31,20 @@ class VersionFacts:
         # A proxy, so that a match and its facts make no reference cycle: a match the cache drops is freed
         # at once, without waiting for a full collection of the garbage collector (server/main.py).
         self.live = weakref.proxy(live)
-        self.statuses: OrderedDict[int, Status] = OrderedDict()
-        self.views: OrderedDict[tuple[int, Viewer], dict[str, Any]] = OrderedDict()
-        self.view_texts: OrderedDict[tuple[int, Viewer], str] = OrderedDict()
+        # Plain dicts, the first in first out (an OrderedDict's links cost half as much again per entry).
+        self.statuses: dict[int, Status] = {}
+        self.views: dict[tuple[int, Viewer], dict[str, Any]] = {}
+        self.view_texts: dict[tuple[int, Viewer], str] = {}
+        # One object for each phase text and set of seats the kept statuses hold: consecutive statuses mostly
+        # repeat them, and a new frozenset costs 216 bytes however few seats it holds.
+        self._kept_parts: dict[str | frozenset[str], Any] = {}
 
     def clear(self) -> None:
         """Keep nothing (an idle match: server/live.py settle)."""
         self.statuses.clear()
         self.views.clear()
         self.view_texts.clear()
+        self._kept_parts.clear()
 
     def status(self, version: int | None) -> Status:
         live = self.live
@@ -61,9 +67,21 @@ class VersionFacts:
         cancelled match's status is not the game's: those are left to `status`. Returns `status`."""
         live = self.live
         if not live.cancelled(version) and not live.waiting_at(version):
-            self.statuses[version] = status
+            self.statuses[version] = self._sharing(status)
             _trim(self.statuses)
         return status
+
+    def _sharing(self, status: Status) -> Status:
+        """`status`, or an equal one whose phase text and seat sets are those kept already."""
+        kept = self._kept_parts
+        if len(kept) > MAX_KEPT_PARTS:  # a many-seat game's subsets: start again before the dict outgrows them
+            kept.clear()
+        phase = kept.setdefault(status.phase, status.phase)
+        awaiting = kept.setdefault(status.awaiting, status.awaiting)
+        submitted = kept.setdefault(status.submitted, status.submitted)
+        if phase is status.phase and awaiting is status.awaiting and submitted is status.submitted:
+            return status
+        return replace(status, phase=phase, awaiting=awaiting, submitted=submitted)
 
     def view_json(self, version: int, viewer: Viewer) -> str:
         """The view as an Update and a Turn carry it (sorted keys): a move's Update and its Turn share it."""
@@ -84,6 +102,6 @@ class VersionFacts:
         return known
 
 
-def _trim(kept: OrderedDict[Any, Any]) -> None:
+def _trim(kept: dict[Any, Any]) -> None:
     if len(kept) > KEPT:
-        kept.popitem(last=False)
+        del kept[next(iter(kept))]

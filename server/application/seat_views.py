@@ -24,6 +24,7 @@ from server.live import LiveMatch
 from server.records import Receipt, token_hash
 from server.repository import LiveMatches
 from server.seats import invitation_matches, seat_claimed, valid_invitation
+from server.submissions import head_text
 from server.turns import turn_view
 
 END_EARLY = "end early"
@@ -114,7 +115,7 @@ def seat_submissions(live: LiveMatch, seat: str) -> list[Submitted]:
             last = last or receipt_at(live, live.version)
             receipt = last
         else:
-            receipt = Receipt(end, chain_head, key_id)
+            receipt = Receipt(end, head_text(chain_head), key_id)
         out.append(Submitted(version, text, receipt, version in retracted))
     return out
 

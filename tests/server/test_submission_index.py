@@ -17,6 +17,7 @@ from server.batches import Batches
 from server.clock import ManualClock
 from server.compact import CompactRecords
 from server.live import LiveMatch
+from server.submissions import head_text, packed_head
 from tests.conftest import make_server
 from tests.server.test_live_compact import eventful_duel
 
@@ -121,3 +122,16 @@ def test_the_index_adds_no_object_the_garbage_collector_keeps_tracking(duel_reco
     gc.collect()
     entries = [entry for seat in live.submissions._by_seat.values() for entry in seat]
     assert entries and not any(gc.is_tracked(entry) for entry in entries)
+
+
+@pytest.mark.parametrize("head", ["", "ab" * 32, "0123456789abcdef", "AB" * 32, "abc", "h", "zz", " ab", "ab\n"])
+def test_a_chain_head_is_given_back_exactly_as_recorded(head: str) -> None:
+    assert head_text(packed_head(head)) == head
+
+
+def test_an_entry_keeps_its_chain_head_as_its_32_bytes_and_shares_its_key_id(duel_records: list[Record]) -> None:
+    """Each entry holds its batch's chain head: as bytes it is 65 bytes held instead of 113 (bench/memory.py)."""
+    live = LiveMatch.from_records(uuid.uuid4(), duel_records)
+    closed = [entry for seat in live.submissions._by_seat.values() for entry in seat if entry[2] is not None]
+    assert closed and all(isinstance(entry[3], bytes) and len(entry[3]) == 32 for entry in closed)
+    assert len({id(entry[4]) for entry in closed}) == len({entry[4] for entry in closed})
