@@ -169,28 +169,33 @@ class CatalogProjection:
                 applied += len(changes)
         return applied
 
-    async def made_for(self, caller: str, request_id: str) -> uuid.UUID | None:
+    async def before_creating(self, caller: str, request_id: str | None, count: bool) -> tuple[uuid.UUID | None, int]:
+        """What a CreateMatch checks first, in one call on the store's thread (which queues behind the group
+        commits: each hop was a wait, and a host key's creation made two): the match made for `request_id`
+        (a retry), and when `count` and none was, at least the unfinished matches `caller` made (its quota)."""
+        return await self._io(self._before_creating, self.position, caller, request_id, count)
+
+    def _before_creating(
+        self, position: int, caller: str, request_id: str | None, count: bool
+    ) -> tuple[uuid.UUID | None, int]:
+        """`position`: read before the catalog is, so the catalog holds at least every match up to it."""
+        made = None if request_id is None else self._made(position, caller, request_id)
+        return made, self._unfinished_at_most(position, caller) if count and made is None else 0
+
+    def _made(self, position: int, caller: str, request_id: str) -> uuid.UUID | None:
         """The match a CreateMatch with this request id made, by this or another process, without a
         catch-up: the catalog holds every match up to its position, and the creations past it are indexed
         as the log is read (CreationsAhead). A catch-up under load loads and summarises every match
         touched and writes the catalog: it was half a CreateMatch's time then."""
-        # One call on the store's thread, which queues behind the group commits: each hop was a wait.
-        return await self._io(self._made, self.position, caller, request_id)
-
-    def _made(self, position: int, caller: str, request_id: str) -> uuid.UUID | None:
-        """`position`: read before the catalog is, so the catalog holds at least every match up to it."""
         found = self.catalog.created_for(caller, request_id)
         if found is not None:
             return found
         return self._ahead.find(self.store, position, (caller, request_id))
 
-    async def unfinished_at_most(self, key_id: str) -> int:
-        """At least the unfinished matches the host key `key_id` made, without a catch-up: the catalog's count
-        at its position and every match the key made past it (one that finished since still counts)."""
-        return await self._io(self._unfinished_at_most, self.position, key_id)
-
     def _unfinished_at_most(self, position: int, key_id: str) -> int:
-        """`position`: read before the catalog is (a match the catalog gained since counts twice: still a bound)."""
+        """At least the unfinished matches the host key `key_id` made, without a catch-up: the catalog's count
+        at its position and every match the key made past it (a match the catalog gained since counts twice,
+        one that finished since still counts: still a bound)."""
         return self.catalog.unfinished_of(key_id) + self._ahead.made_by(self.store, position, key_id)
 
     def soon(self) -> None:

@@ -69,13 +69,14 @@ class MatchCommands:
         except UnknownToken:
             await self.hostkeys.refresh()  # a host key another server process has just created
             creator = self.access.creator(token)
-        if tag is not None:  # a retry? The match made for this request, if any
-            existing = await self.queries.made_for(creator, tag.request_id)
-            if existing is not None:
+        most = None if creator == "admin" else self.access.quotas.max_live_matches_per_host_key
+        if tag is not None or most is not None:  # a retry (the match made for this request)? The key's quota
+            request_id = None if tag is None else tag.request_id
+            existing, unfinished = await self.queries.before_creating(creator, request_id, most)
+            if existing is not None and tag is not None:
                 return self.callers.created_again(await self.matches.load(existing), tag)
-        if creator != "admin":
-            most = self.access.quotas.max_live_matches_per_host_key
-            self.access.check_quota(creator, await self.queries.unfinished_for_quota(creator, most))
+            if most is not None:
+                self.access.check_quota(creator, unfinished)
         game = get_game(game_name)
         check_seat_names(players, self.limits)
         players = list(players)
