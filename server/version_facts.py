@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import weakref
-from dataclasses import replace
 from typing import Any, Protocol
 
 from engine.contract import Status, Viewer
@@ -81,7 +80,8 @@ class VersionFacts:
         submitted = kept.setdefault(status.submitted, status.submitted)
         if phase is status.phase and awaiting is status.awaiting and submitted is status.submitted:
             return status
-        return replace(status, phase=phase, awaiting=awaiting, submitted=submitted)
+        # Built field by field: dataclasses.replace looks the fields up on every call (this runs every record).
+        return Status(phase, awaiting, submitted, status.deadline, status.finished, status.binding)
 
     def view_json(self, version: int, viewer: Viewer) -> str:
         """The view as an Update and a Turn carry it (sorted keys): a move's Update and its Turn share it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine import codec
 from engine.contract import Viewer
 from server.access import Access, UnknownToken
-from server.application.values import Accepted, Created, receipt_at
+from server.application.values import Accepted, Created, receipt_at, receipt_of
 from server.errors import PermissionDenied, Unauthenticated
 from server.hostkeys import HostKeys
 from server.live import LiveMatch
@@ -74,12 +74,15 @@ class Callers:
         return Created(live, host_token, invitations)
 
 
-def accepted(live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]], text: str = "") -> Accepted:
-    """What a write answers: the records it appended as the caller may see them, and a receipt."""
-    rows = [(version, visible_record(live, version, viewer, record)) for version, record in written]
-    return Accepted(
-        live.version, rows, live.status(), receipt_at(live, live.version), live.paused_after(live.version), text
-    )
+def accepted(
+    live: LiveMatch, viewer: Viewer, written: list[tuple[int, Record]], text: str = "", shown: bool = True
+) -> Accepted:
+    """What a write answers: the records it appended as the caller may see them (none unless `shown`), and
+    a receipt (from the last record written, which the writer holds as stored: no decoding it again)."""
+    rows = [(version, visible_record(live, version, viewer, record)) for version, record in written] if shown else []
+    last = written[-1] if written and written[-1][0] == live.version else None
+    receipt = receipt_at(live, live.version) if last is None else receipt_of(last[0], last[1])
+    return Accepted(live.version, rows, live.status(), receipt, live.paused_after(live.version), text)
 
 
 def replayed(live: LiveMatch, caller: str, tag: RequestTag | None, viewer: Viewer) -> Accepted | None:

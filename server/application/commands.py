@@ -167,8 +167,7 @@ class MatchCommands:
             events = decisions.decide_submission(live, player, typed, now)
             batch = game_records(events, cause(player, typed, text), now)
             written = await self.uow.append(live, tagged(batch, tag, caller))
-            shown = written if with_records else []
-            return accepted(live, viewer, shown, text=engine_step(lambda: game.format(typed)))
+            return accepted(live, viewer, written, engine_step(lambda: game.format(typed)), shown=with_records)
 
         return await self.uow.write(match_id, act)
 

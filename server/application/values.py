@@ -72,5 +72,9 @@ class PublicMatch:
 
 def receipt_at(live: LiveMatch, version: int) -> Receipt:
     """The receipt for `version` of a match (records never change once written, so any copy will do)."""
-    record = live.records[version - 1]
+    return receipt_of(version, live.records[version - 1])
+
+
+def receipt_of(version: int, record: Record) -> Receipt:
+    """The receipt for `record`, stored at `version`."""
     return Receipt(version, str(record["hash"]), str(record.get("key_id", "")))
