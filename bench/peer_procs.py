@@ -24,7 +24,9 @@ PEERS: dict[str, tuple[str, Sequence[str] | None]] = {
     "bgio-memory": ("boardgame.io, memory", ("bgio_server.js", "memory")),
     "bgio-flatfile": ("boardgame.io, FlatFile", ("bgio_server.js", "flatfile")),
     "colyseus": ("Colyseus", ("colyseus_server.js",)),
+    "bare": ("grpc.aio, no application", ()),  # bench/bare_server.py: our protocol's floor, our clients
 }
+FLOOR = "bare"
 
 
 @dataclass
@@ -39,7 +41,7 @@ class Served:
     process: subprocess.Popen[bytes] | None = None
 
     def client(self, role: str, *args: str) -> Client:
-        if self.name == "ours":
+        if self.name in ("ours", FLOOR):  # our protocol: our client
             command = [sys.executable, "-m", "bench.peer_client", role, self.url]
             command += [self.admin, *args] if role in ("moves", "submit", "create") else list(args)
         else:
@@ -67,14 +69,16 @@ def serve(name: str, folder: Path) -> Served:
         child = start_server(folder / "ours")
         return Served(name, child.pid, child.address, child.admin_token(), child=child)
     args = [*node, str(folder / name)] if name == "bgio-flatfile" else list(node)
+    command = [sys.executable, "-m", "bench.bare_server"] if name == FLOOR else ["node", *args]
     log = folder / f"{name}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen(["node", *args], cwd=PEERS_DIR, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=PEERS_DIR if node else _root(), stdout=out, stderr=subprocess.STDOUT)
     give_up = time.monotonic() + 60
     while time.monotonic() < give_up:
         for line in log.read_text(errors="replace").splitlines():
             if line.startswith("listening on "):
-                return Served(name, process.pid, "http://" + line.split()[-1], process=process)
+                address = line.split()[-1]
+                return Served(name, process.pid, address if name == FLOOR else "http://" + address, process=process)
         if process.poll() is not None:
             break
         time.sleep(0.05)
