@@ -14,9 +14,10 @@ once the match is over) and whether the update carries the view (only the last v
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,30 @@ class _Waiting:
     waiters: int = 0
 
 
+class _NextChange:
+    """Changes.next_change's context: a class, not a generator-based contextmanager, which costs several
+    times as much to enter and leave, and every stream enters one per update it waits for."""
+
+    __slots__ = ("changes", "match_id", "waiting")
+
+    def __init__(self, changes: Changes, match_id: uuid.UUID) -> None:
+        self.changes, self.match_id = changes, match_id
+        waiting = changes.get(match_id)
+        if waiting is None:
+            waiting = changes[match_id] = _Waiting(asyncio.get_running_loop().create_future())
+        waiting.waiters += 1
+        self.waiting = waiting
+
+    def __enter__(self) -> asyncio.Future[None]:
+        return self.waiting.future
+
+    def __exit__(self, *exc: object) -> None:
+        waiting, changes = self.waiting, self.changes
+        waiting.waiters -= 1
+        if waiting.waiters == 0 and changes.get(self.match_id) is waiting:
+            del changes[self.match_id]
+
+
 class Changes(dict[uuid.UUID, _Waiting]):
     """Per match, a future resolved at its next change, shared by every stream waiting on the match. The
     writer only resolves it (no lock, no await): the streams run after the writer's reply is on its way."""
@@ -42,28 +67,18 @@ class Changes(dict[uuid.UUID, _Waiting]):
         if waiting is not None and not waiting.future.done():
             waiting.future.set_result(None)
 
-    @contextmanager
-    def next_change(self, match_id: uuid.UUID) -> Iterator[asyncio.Future[None]]:
-        """The future resolved at the match's next change; wait on it with asyncio.wait, which never
+    def next_change(self, match_id: uuid.UUID) -> _NextChange:
+        """(A context:) the future resolved at the match's next change; wait on it with first_of, which never
         cancels it. On leaving, a match nobody waits on any more holds nothing here."""
-        waiting = self.get(match_id)
-        if waiting is None:
-            waiting = self[match_id] = _Waiting(asyncio.get_running_loop().create_future())
-        waiting.waiters += 1
-        try:
-            yield waiting.future
-        finally:
-            waiting.waiters -= 1
-            if waiting.waiters == 0 and self.get(match_id) is waiting:
-                del self[match_id]
+        return _NextChange(self, match_id)
 
 
 async def first_of(
     changed: asyncio.Future[None], until: asyncio.Future[Any] | None, timeout: float, *more: asyncio.Future[Any]
 ) -> None:
-    """Return once `changed`, `until` or any of `more` is done, or after `timeout` seconds; none is cancelled
-    (every stream of a match shares `changed`). asyncio.wait does the same with more bookkeeping per call,
-    and this runs once per stream per update."""
+    """Return once `changed`, `until` or any of `more` is done, or after `timeout` seconds (up to
+    TIMEOUT_GRAIN later: see _Deadlines); none is cancelled (every stream of a match shares `changed`).
+    asyncio.wait does the same with more bookkeeping per call, and this runs once per stream per update."""
     loop = asyncio.get_running_loop()
     woken = loop.create_future()
 
@@ -74,13 +89,52 @@ async def first_of(
     watched = [future for future in (changed, until, *more) if future is not None]
     for future in watched:
         future.add_done_callback(wake)
-    timer = loop.call_later(timeout, wake)
+    deadline = _deadlines(loop).join(loop.time() + timeout, woken)
     try:
         await woken
     finally:
-        timer.cancel()
+        deadline.discard(woken)
         for future in watched:
             future.remove_done_callback(wake)
+
+
+TIMEOUT_GRAIN = 0.05  # seconds: waits whose timeouts end within the same 50 ms share one timer
+
+
+class _Deadlines(dict[int, set[asyncio.Future[None]]]):
+    """first_of's timeouts, one timer per TIMEOUT_GRAIN that any wait ends in, not one per wait: every
+    stream of a match waits again at once after each update, and a timer armed and cancelled for each
+    (a heap entry the loop keeps until its time) was per-stream work of every update. The waiting futures
+    are kept in a set, so a stream woken by the change leaves in constant time."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self.loop = loop
+
+    def join(self, when: float, woken: asyncio.Future[None]) -> set[asyncio.Future[None]]:
+        """Resolve `woken` at `when`, rounded up to the grain; returns the set to discard it from."""
+        tick = math.ceil(when / TIMEOUT_GRAIN)
+        waiting = self.get(tick)
+        if waiting is None:
+            waiting = self[tick] = set()
+            self.loop.call_at(tick * TIMEOUT_GRAIN, self._fire, tick)
+        waiting.add(woken)
+        return waiting
+
+    def _fire(self, tick: int) -> None:
+        for woken in self.pop(tick, ()):
+            if not woken.done():
+                woken.set_result(None)
+
+
+_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Deadlines] = weakref.WeakKeyDictionary()
+
+
+def _deadlines(loop: asyncio.AbstractEventLoop) -> _Deadlines:
+    deadlines = _BY_LOOP.get(loop)
+    if deadlines is None:
+        deadlines = _BY_LOOP[loop] = _Deadlines(loop)
+    return deadlines
 
 
 class WriteWatch:
@@ -169,8 +223,18 @@ class Updates:
         if data is not None:
             self.stats.reuses += 1
             return data
-        data = build()
         self.stats.builds += 1
+        return self._keep(key, build())
+
+    def bundle(self, match_id: uuid.UUID, viewer: Viewer, first: int, last: int, build: Callable[[], bytes]) -> bytes:
+        """Versions `first` to `last` (the match's version) as one message for the class, built by `build`
+        once and shared by its streams, as each of its updates is (held beside them under -first: a version
+        is never below 1; not counted in stats, which count updates)."""
+        key = (match_id, viewer, -first, last)
+        data = self._held.get(key)
+        return data if data is not None else self._keep(key, build())
+
+    def _keep(self, key: UpdateKey, data: bytes) -> bytes:
         size = len(data) + ENTRY_OVERHEAD
         if size <= self.max_bytes:  # one larger than the whole budget is sent, not kept
             while self.held_bytes + size > self.max_bytes:

@@ -314,7 +314,10 @@ class MatchService(DisputeRpcs):
                     return _slow_reader(version, sent, limits.write_timeout), sent
                 sent = stream.sent = version
             if pending:
-                if not await self._write_update(stream, watch, context, convert.bundled_updates(pending)):
+                built = functools.partial(convert.bundled_updates, pending)
+                whole = sent + len(pending) == last  # the whole pass, not cut short by a revocation: shared
+                message = updates.bundle(live.id, viewer, sent + 1, last, built) if whole else built()
+                if not await self._write_update(stream, watch, context, message):
                     return _slow_reader(sent + 1, sent, limits.write_timeout), sent
                 sent = stream.sent = sent + len(pending)
             if stream.ending.done():
