@@ -65,16 +65,24 @@ def needs_chain_keyed(records: Sequence[Record], key_id: str) -> bool:
 
 def chain(previous_hash: str, records: Iterable[Record], key: ChainKey | None = None) -> list[Record]:
     """Stamp `prev` and `hash` on each record (and `key_id` when keyed), continuing from `previous_hash`."""
+    return [stamped for stamped, _ in chain_encoded(previous_hash, records, key)]
+
+
+def chain_encoded(
+    previous_hash: str, records: Iterable[Record], key: ChainKey | None = None
+) -> list[tuple[Record, bytes]]:
+    """`chain`, each stamped record beside its compact JSON (what the store and a live match keep): the
+    bytes its link is computed over with the link added last, so that a record is encoded once, not once
+    for its hash and again to keep it. Any order of keys decodes to the same record."""
     out = []
     for record in records:
         stamped = {**record, "prev": previous_hash}
-        if key is None:
-            stamped["hash"] = digest(stamped)
-        else:
+        if key is not None:
             stamped["key_id"] = key.key_id
-            stamped["hash"] = keyed_digest(key.secret, stamped)
-        previous_hash = stamped["hash"]
-        out.append(stamped)
+        body = json.dumps(stamped, sort_keys=True, separators=(",", ":")).encode()  # _body's bytes: no hash yet
+        link = hashlib.sha256(body) if key is None else hmac.new(key.secret, body, hashlib.sha256)
+        stamped["hash"] = previous_hash = link.hexdigest()
+        out.append((stamped, body[:-1] + b',"hash":"' + previous_hash.encode() + b'"}'))
     return out
 
 

@@ -15,10 +15,9 @@ from typing import TypeVar
 
 from server.bus import Appended, Bus
 from server.clock import Clock
-from server.compact import encode
 from server.errors import Aborted, Unavailable
 from server.live import LiveMatch
-from server.records import ChainKey, Record, chain, needs_chain_keyed
+from server.records import ChainKey, Record, chain_encoded, needs_chain_keyed
 from server.repository import LiveMatches
 from server.store import TRANSIENT, VersionConflict
 
@@ -91,8 +90,8 @@ class UnitOfWork:
         if needs_chain_keyed(live.records, self.chain_key.key_id):  # an old match: its keyed chain starts here
             at = records[0].get("at", self.now(live)) if records else self.now(live)  # as the write it opens
             records = [{"kind": "chain_keyed", "key_id": self.chain_key.key_id, "at": at}, *records]
-        stamped = chain(live.last_hash, records, self.chain_key)
-        rows = [encode(record) for record in stamped]  # once: the store and the live match keep the same bytes
+        encoded = chain_encoded(live.last_hash, records, self.chain_key)  # once: the store and the match keep them
+        stamped, rows = [record for record, _ in encoded], [row for _, row in encoded]
         try:
             await self.matches.writer.append(live.id, live.version, stamped, rows)
         except TRANSIENT as exc:  # whether it landed is unknown: a retry with the request id is safe

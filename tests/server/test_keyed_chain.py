@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -16,6 +17,7 @@ from server.records import (
     ChainKey,
     Receipt,
     chain,
+    chain_encoded,
     digest,
     first_broken_link,
     needs_chain_keyed,
@@ -146,3 +148,20 @@ def test_a_postgres_server_without_a_key_file_does_not_start(tmp_path: Path) -> 
     )
     assert done.returncode == 2 and "--chain-key-file" in done.stderr
     assert not (tmp_path / chainkey.FILE_NAME).exists()
+
+
+def test_a_chained_record_is_kept_as_the_bytes_its_link_was_computed_over_with_the_link_added() -> None:
+    """records.chain_encoded: one encoding per record for its hash and for what the store and the live match
+    keep. The kept row decodes to the stamped record, ASCII as compact.encode writes, its link holding
+    (keyed and unkeyed alike)."""
+    records = [
+        {"kind": "game", "event": {"type": "Picked", "n": 2, "note": "é\u2028"}, "at": 1.5, "cause": {"actor": "a"}},
+        {"kind": "game", "event": {"type": "Resolved", "picks": {"bob": 1, "ann": 2}}, "at": 1.5},
+    ]
+    for key, keys in ((KEY, KEYS), (None, {})):
+        encoded = chain_encoded("", records, key)
+        for stamped, row in encoded:
+            assert json.loads(row) == stamped and row.isascii()
+            assert row.endswith(b',"hash":"' + str(stamped["hash"]).encode() + b'"}')
+        assert first_broken_link([json.loads(row) for _, row in encoded], keys, marked=False) is None
+        assert [stamped for stamped, _ in encoded] == chain("", records, key)
