@@ -13,6 +13,12 @@ CPU read from /proc/<pid>/stat around each window. `python -m bench.peers [--qui
 - ours only: the unary Submit's server CPU beside an echo's (bench/submit.py, bench/echo.py, 8 clients), and
   CreateMatch p99 while 8 clients play.
 
+Beside the peers runs a floor: our protocol over grpc.aio with no application (bench/bare_server.py), driven
+by our own client processes in the same windows. Its column says what grpc.aio and protobuf alone cost here
+(ours beyond it is our application's), and after the table each target's row prints the floor's own ratio
+to boardgame.io's in-memory server: a target the floor misses is out of reach of any grpc.aio server of
+this protocol on the machine that measured it.
+
 Each of our figures is written beside each peer's (its ceiling) as a ratio, into var/bench.json (merged by
 name, bench/figures.py's format), and printed."""
 
