@@ -14,9 +14,7 @@ once the match is over) and whether the update carries the view (only the last v
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -76,9 +74,9 @@ class Changes(dict[uuid.UUID, _Waiting]):
 async def first_of(
     changed: asyncio.Future[None], until: asyncio.Future[Any] | None, timeout: float, *more: asyncio.Future[Any]
 ) -> None:
-    """Return once `changed`, `until` or any of `more` is done, or after `timeout` seconds (up to
-    TIMEOUT_GRAIN later: see _Deadlines); none is cancelled (every stream of a match shares `changed`).
-    asyncio.wait does the same with more bookkeeping per call, and this runs once per stream per update."""
+    """Return once `changed`, `until` or any of `more` is done, or after `timeout` seconds; none is cancelled
+    (every stream of a match shares `changed`). asyncio.wait does the same with more bookkeeping per call,
+    and this runs once per stream per update."""
     loop = asyncio.get_running_loop()
     woken = loop.create_future()
 
@@ -89,52 +87,13 @@ async def first_of(
     watched = [future for future in (changed, until, *more) if future is not None]
     for future in watched:
         future.add_done_callback(wake)
-    deadline = _deadlines(loop).join(loop.time() + timeout, woken)
+    timer = loop.call_later(timeout, wake)
     try:
         await woken
     finally:
-        deadline.discard(woken)
+        timer.cancel()
         for future in watched:
             future.remove_done_callback(wake)
-
-
-TIMEOUT_GRAIN = 0.05  # seconds: waits whose timeouts end within the same 50 ms share one timer
-
-
-class _Deadlines(dict[int, set[asyncio.Future[None]]]):
-    """first_of's timeouts, one timer per TIMEOUT_GRAIN that any wait ends in, not one per wait: every
-    stream of a match waits again at once after each update, and a timer armed and cancelled for each
-    (a heap entry the loop keeps until its time) was per-stream work of every update. The waiting futures
-    are kept in a set, so a stream woken by the change leaves in constant time."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__()
-        self.loop = loop
-
-    def join(self, when: float, woken: asyncio.Future[None]) -> set[asyncio.Future[None]]:
-        """Resolve `woken` at `when`, rounded up to the grain; returns the set to discard it from."""
-        tick = math.ceil(when / TIMEOUT_GRAIN)
-        waiting = self.get(tick)
-        if waiting is None:
-            waiting = self[tick] = set()
-            self.loop.call_at(tick * TIMEOUT_GRAIN, self._fire, tick)
-        waiting.add(woken)
-        return waiting
-
-    def _fire(self, tick: int) -> None:
-        for woken in self.pop(tick, ()):
-            if not woken.done():
-                woken.set_result(None)
-
-
-_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Deadlines] = weakref.WeakKeyDictionary()
-
-
-def _deadlines(loop: asyncio.AbstractEventLoop) -> _Deadlines:
-    deadlines = _BY_LOOP.get(loop)
-    if deadlines is None:
-        deadlines = _BY_LOOP[loop] = _Deadlines(loop)
-    return deadlines
 
 
 class WriteWatch:
