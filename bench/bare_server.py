@@ -163,9 +163,9 @@ class Bare:
         match.watchers.append(outbox)
         outbox.put(pb.SubscribeResponse(updates=[pb.SubscribeResponse(event=pb.Event(version=match.version))]))
         try:
-            while items := await outbox.take():
-                for item in items:
-                    await context.write(item)
+            while items := await outbox.take():  # a pass's moves as one message, as ours bundles them
+                updates = [update for item in items for update in item.updates]
+                await context.write(items[0] if len(items) == 1 else pb.SubscribeResponse(updates=updates))
         finally:
             match.watchers.remove(outbox)
 
