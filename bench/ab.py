@@ -13,27 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench import peers
-from bench.peer_procs import Client, Served
+from bench.peer_procs import Served
 from bench.procs import start_server
-
-
-class OtherTree(Served):
-    """A server of ours started from another tree, and its clients from the same tree."""
-
-    tree: Path = Path()
-
-    def client(self, role: str, *args: str) -> Client:
-        command = [sys.executable, "-m", "bench.peer_client", role, self.url]
-        command += [self.admin, *args] if role in ("moves", "submit", "create") else list(args)
-        env = dict(os.environ, PYTHONPATH=str(self.tree))
-        return Client(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.tree, env=env))
 
 
 def _start_in(tree: Path, var: Path) -> Any:
@@ -61,8 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as folder:
         new = start_server(Path(folder) / "new")
         old = _start_in(args.old.resolve(), Path(folder) / "old")
-        other = OtherTree("old", old.pid, old.address, old.admin_token(), child=old)
-        other.tree = args.old.resolve()
+        other = Served("old", old.pid, old.address, old.admin_token(), child=old, tree=args.old.resolve())
         running = [Served("ours", new.pid, new.address, new.admin_token(), child=new), other]
         out: peers.Measured = {}
         try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,4 +198,3 @@ async def serve() -> None:
 
 if __name__ == "__main__":
     asyncio.run(serve())
-    sys.exit(0)

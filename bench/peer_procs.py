@@ -39,15 +39,20 @@ class Served:
     admin: str = ""  # ours: the admin token its clients create matches with
     child: ChildServer | None = None
     process: subprocess.Popen[bytes] | None = None
+    tree: Path | None = None  # ours from another checkout (bench/ab.py): its clients run from it too
 
     def client(self, role: str, *args: str) -> Client:
-        if self.name in ("ours", FLOOR):  # our protocol: our client
+        env = None
+        if self.name in ("ours", FLOOR) or self.tree is not None:  # our protocol (ours, the floor, another tree)
             command = [sys.executable, "-m", "bench.peer_client", role, self.url]
             command += [self.admin, *args] if role in ("moves", "submit", "create") else list(args)
+            if self.tree is not None:
+                env = dict(os.environ, PYTHONPATH=str(self.tree))
         else:
             peer = "colyseus" if self.name == "colyseus" else "bgio"
             command = ["node", str(PEERS_DIR / "client.js"), role, peer, self.url, *args]
-        return Client(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=_root()))
+        cwd = self.tree or _root()
+        return Client(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd, env=env))
 
     def stop(self) -> None:
         if self.child is not None:

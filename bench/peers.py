@@ -176,9 +176,8 @@ def figures(out: Measured) -> list[Figure]:
                     better="higher" if higher else "lower",
                 )
             )
-        floor, peer = values.get(FLOOR), values.get("bgio-memory")
-        if floor is not None and peer is not None and _target(quantity, "bgio-memory") is not None:
-            # What the target asks of any grpc.aio server of our protocol: the floor's own ratio to the peer.
+        floor, peer = _floor_and_peer(quantity, values)
+        if floor and peer:  # what the target asks of any grpc.aio server of our protocol
             made.append(
                 Figure(
                     f"peers: {quantity}, {PEERS[FLOOR][0]} vs {PEERS['bgio-memory'][0]}",
@@ -193,6 +192,14 @@ def figures(out: Measured) -> list[Figure]:
             target = 50.0 if "p99" in quantity else None
             made.append(Figure(f"peers: {quantity}", values["ours"], "ms", target=target, better="lower"))
     return made
+
+
+def _floor_and_peer(quantity: str, values: dict[str, float]) -> tuple[float | None, float | None]:
+    """For a quantity with a target against boardgame.io's in-memory server: the floor's value and the peer's
+    (None where either was not measured, or the quantity has no such target)."""
+    if _target(quantity, "bgio-memory") is None:
+        return None, None
+    return values.get(FLOOR), values.get("bgio-memory")
 
 
 def _target(quantity: str, name: str) -> float | None:
@@ -226,8 +233,8 @@ def show(out: Measured) -> None:
         table.add_row(*row)
     Console(width=220).print(table)
     for quantity, values in out.items():  # the targets beside what grpc.aio alone costs (bench/bare_server.py)
-        floor, peer = values.get(FLOOR), values.get("bgio-memory")
-        if floor and peer and _target(quantity, "bgio-memory") is not None:
+        floor, peer = _floor_and_peer(quantity, values)
+        if floor and peer:
             print(f"{quantity}: {PEERS[FLOOR][0]} {floor:,.1f} µs, {floor / peer:.2f}x {PEERS['bgio-memory'][0]}")
 
 

@@ -79,7 +79,7 @@ def chain_encoded(
         stamped = {**record, "prev": previous_hash}
         if key is not None:
             stamped["key_id"] = key.key_id
-        body = json.dumps(stamped, sort_keys=True, separators=(",", ":")).encode()  # _body's bytes: no hash yet
+        body = _body(stamped)  # no hash yet: the bytes the link is computed over, as link_problem recomputes them
         link = hashlib.sha256(body) if key is None else hmac.new(key.secret, body, hashlib.sha256)
         stamped["hash"] = previous_hash = link.hexdigest()
         out.append((stamped, body[:-1] + b',"hash":"' + previous_hash.encode() + b'"}'))
