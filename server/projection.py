@@ -74,7 +74,7 @@ class CatalogProjection:
         self._lock = asyncio.Lock()
         self._due: asyncio.TimerHandle | None = None  # a catch-up scheduled after writes
         self._task: asyncio.Task[None] | None = None
-        self._ahead = CreationsAhead()  # read and changed on the store's thread only
+        self._ahead = CreationsAhead()  # read and changed in the store's turn only
 
     async def start(self) -> None:
         """Bring the catalog up to date; a store an older release wrote (no catalog yet) is upgraded first."""
@@ -170,10 +170,12 @@ class CatalogProjection:
         return applied
 
     async def before_creating(self, caller: str, request_id: str | None, count: bool) -> tuple[uuid.UUID | None, int]:
-        """What a CreateMatch checks first, in one call on the store's thread (which queues behind the group
-        commits: each hop was a wait, and a host key's creation made two): the match made for `request_id`
-        (a retry), and when `count` and none was, at least the unfinished matches `caller` made (its quota)."""
-        return await self._io(self._before_creating, self.position, caller, request_id, count)
+        """What a CreateMatch checks first, in one short read (indexed lookups, and the log's token-issuing
+        records since the catalog's position): the match made for `request_id` (a retry), and when `count`
+        and none was, at least the unfinished matches `caller` made (its quota). On SQLite it runs on the
+        loop's thread: under load its hop to the store's thread was half a CreateMatch's time in the server
+        (p50 4.6 of 10.4 ms, 8 clients playing)."""
+        return await self.matches.short_io(self._before_creating, self.position, caller, request_id, count)
 
     def _before_creating(
         self, position: int, caller: str, request_id: str | None, count: bool

@@ -63,6 +63,14 @@ class GroupWriter:
         async with self._take_turn():
             return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
+    async def short_read(self, fn: Callable[..., T], *args: Any) -> T:
+        """A read that takes a fraction of a millisecond: with group commits on the loop's thread, run there
+        in its turn too; a hop to the store's thread and back waits on a busy loop twice."""
+        if not self.inline_commits:
+            return await self.call(fn, *args)
+        async with self._take_turn():
+            return fn(*args)
+
     def _take_turn(self) -> asyncio.Lock:
         if self._turn is None:  # made on first use, inside the loop that uses it
             self._turn = asyncio.Lock()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -133,9 +134,10 @@ def test_a_retried_create_finds_its_match_before_and_after_the_catalog_has_it(
 def test_a_host_keys_create_with_a_request_id_reads_the_store_once_before_its_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The retry's lookup and the quota's bound are one call on the store's thread, which queues behind the
-    group commits under load: two calls were two waits (CreateMatch p50 23-30 ms with 8 clients playing,
-    19-23 as one: docs/BENCHMARKS.md). The answers are those of the two checks."""
+    """The retry's lookup and the quota's bound are one short read, on SQLite on the loop's thread in the
+    store's turn: a hop to the store's thread and back waited twice on a busy loop (CreateMatch p50 23-30
+    ms with 8 clients playing for two such calls, 19-23 for one, about 15 with none: docs/BENCHMARKS.md).
+    The answers are those of the two checks."""
     monkeypatch.setattr(projection, "CATALOG_DELAY", 3600.0)
     quotas = HostQuotas(max_live_matches_per_host_key=2)
     settings = Settings(address="127.0.0.1:0", var_dir=str(tmp_path / "var"), tick_interval=3600, quotas=quotas)
@@ -143,20 +145,28 @@ def test_a_host_keys_create_with_a_request_id_reads_the_store_once_before_its_wr
     try:
         assert server.running is not None
         catalog = server.running.matches.projection
-        calls: list[str] = []
-        io = catalog._io
+        calls: list[tuple[str, str, bool]] = []  # (how, what, on the loop's thread)
+        io, short_io = catalog._io, catalog.matches.short_io
 
-        async def counted(fn: Any, *args: Any) -> Any:
-            calls.append(getattr(fn, "__name__", repr(fn)))
-            return await io(fn, *args)
+        def spied(how: str, call: Any) -> Any:
+            async def counted(fn: Any, *args: Any) -> Any:
+                def run(*args: Any) -> Any:
+                    calls.append((how, getattr(fn, "__name__", repr(fn)), threading.get_ident() == loop_thread))
+                    return fn(*args)
 
-        catalog._io = counted
+                return await call(run, *args)
+
+            return counted
+
+        loop_thread = server.thread.ident
+        monkeypatch.setattr(catalog, "_io", spied("io", io))
+        monkeypatch.setattr(catalog.matches, "short_io", spied("short", short_io))
         client = server.client()
         key = client.create_host_key("quota-host", server.admin_token).host_key
         create = pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=9, request_id="once-1")
         calls.clear()
         first = client.stub.CreateMatch(create, metadata=bearer(key))
-        assert calls == ["_before_creating"]
+        assert calls == [("short", "_before_creating", True)]
         again = client.stub.CreateMatch(create, metadata=bearer(key))  # a retry: found, not counted again
         assert (again.match_id, again.host_token) == (first.match_id, first.host_token)
         second = pb.CreateMatchRequest(game="duel", players=["ann", "bob"], seed=9, request_id="once-2")

@@ -218,3 +218,49 @@ def test_a_commit_that_must_not_wait_meets_a_held_write_lock_at_once_writes_noth
     store.append_encoded([(match, 1, [{"kind": "game"}], None)], wait_for_lock=False)  # free again: it lands
     assert [r["kind"] for r in store.read(match)] == ["created", "game"]
     store.close()
+
+
+def test_a_short_read_on_sqlite_runs_on_the_loops_thread_and_waits_its_turn(tmp_path: Path) -> None:
+    """A CreateMatch's first checks (server/projection.py before_creating): on SQLite no hop to the store's
+    thread and back, but still one store call at a time: never beside a read on the store's thread."""
+    store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
+    release = threading.Event()
+
+    def slow_read() -> None:
+        release.wait(timeout=60)
+
+    def short() -> tuple[int, bool]:
+        return threading.get_ident(), release.is_set()
+
+    async def scenario() -> tuple[int, tuple[int, bool]]:
+        writer = GroupWriter(store)
+        reading = asyncio.ensure_future(writer.call(slow_read))
+        await asyncio.sleep(0)  # the slow read has its turn and is on the store's thread
+        short_read = asyncio.ensure_future(writer.short_read(short))
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        assert not short_read.done()  # it waits its turn
+        release.set()
+        _, answer = await asyncio.wait_for(asyncio.gather(reading, short_read), timeout=60)
+        await writer.close()
+        return threading.get_ident(), answer
+
+    loop_thread, (read_on, after_release) = asyncio.run(scenario())
+    assert read_on == loop_thread
+    assert after_release
+    store.close()
+
+
+def test_a_short_read_where_commits_are_not_inline_runs_on_the_stores_thread(tmp_path: Path) -> None:
+    """PostgreSQL's default: a read waits on the network, so it stays off the loop."""
+    store = EventStore(f"sqlite:{tmp_path / 'g.db'}")
+
+    async def scenario() -> tuple[int, int]:
+        writer = GroupWriter(store, inline_commits=False)
+        read_on = await writer.short_read(threading.get_ident)
+        await writer.close()
+        return threading.get_ident(), read_on
+
+    loop_thread, read_on = asyncio.run(scenario())
+    assert read_on != loop_thread
+    store.close()
