@@ -22,8 +22,8 @@ from server.arena.pages import TournamentPages
 from server.arena.service import Arena
 from server.arena.settings import ArenaSettings
 from server.clock import Clock
-from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, arena_handler
-from server.grpc.match_service import SERVICE_NAME, MatchService, match_handler
+from server.grpc.arena_service import ARENA_SERVICE_NAME, ArenaService, serve_arena
+from server.grpc.match_service import SERVICE_NAME, MatchService, serve_matches
 from server.grpc.plumbing import UnaryCalls
 from server.grpc.reflection import enable_reflection
 from server.limits import Limits
@@ -238,7 +238,8 @@ async def start_server(settings: Settings) -> Running:
     arena = Arena(matches.platform, settings.arena)
     await arena.start()
     service = MatchService(matches, calls)
-    server.add_generic_rpc_handlers((match_handler(service), arena_handler(ArenaService(arena, calls))))
+    serve_matches(service, server)
+    serve_arena(ArenaService(arena, calls), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((SERVICE_NAME, ARENA_SERVICE_NAME, health.SERVICE_NAME), server)

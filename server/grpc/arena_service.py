@@ -25,11 +25,11 @@ from server.grpc.plumbing import (
     MalformedRequest,
     UnaryCalls,
     abort_for,
+    add_service,
     bearer_token,
     end_stream,
     page_of,
     request_tag,
-    service_handler,
     unary,
 )
 from server.identities import BotAccount
@@ -222,8 +222,8 @@ class ArenaService:
         return lambda: self.arena.log.version > version
 
 
-def arena_handler(service: ArenaService) -> grpc.GenericRpcHandler:
-    return service_handler(service, pb, "ArenaService")
+def serve_arena(service: ArenaService, server: grpc.aio.Server) -> None:
+    add_service(server, service, pb, "ArenaService")
 
 
 ARENA_SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name

@@ -23,11 +23,11 @@ from server.grpc.plumbing import (
     MalformedRequest,
     UnaryCalls,
     abort_for,
+    add_service,
     bearer_token,
     end_stream,
     page_of,
     request_tag,
-    service_handler,
     unary,
 )
 from server.limits import check_command_text, check_reason, check_seat_name, cut
@@ -337,8 +337,8 @@ class MatchService(DisputeRpcs):
         await PlayStream(self.matches, context).run(requests)
 
 
-def match_handler(service: MatchService) -> grpc.GenericRpcHandler:
-    return service_handler(service, pb, "MatchService")
+def serve_matches(service: MatchService, server: grpc.aio.Server) -> None:
+    add_service(server, service, pb, "MatchService")
 
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name

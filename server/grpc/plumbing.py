@@ -150,9 +150,13 @@ def passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
     return serialize_or_pass
 
 
-def service_handler(service: Any, module: Any, name: str) -> grpc.GenericRpcHandler:
-    """The method handlers of a service of `module` (generated code), built from its proto descriptor with
-    safe deserializers: MatchService (match_service.py) and ArenaService (arena_service.py)."""
+def add_service(server: grpc.aio.Server, service: Any, module: Any, name: str) -> str:
+    """Serve the methods of a service of `module` (generated code), built from its proto descriptor with
+    safe deserializers: MatchService (match_service.py) and ArenaService (arena_service.py). Returns the
+    service's full name. Registered as the generated code registers them, by method: each method then
+    waits for its own next call, where one generic handler takes the server's calls one at a time, and
+    under load a CreateMatch queued behind the Play streams and joins being opened (its p50 from the
+    client fell from 14.7 to 12.6 ms and its p99 from 31 to 24, 8 clients playing: docs/BENCHMARKS.md)."""
     descriptor = module.DESCRIPTOR.services_by_name[name]
     handlers = {}
     for method in descriptor.methods:
@@ -167,7 +171,9 @@ def service_handler(service: Any, module: Any, name: str) -> grpc.GenericRpcHand
             request_deserializer=safe_deserializer(request_class, service.limits),
             response_serializer=passing_bytes(response_class.SerializeToString),
         )
-    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(descriptor.full_name, handlers),))
+    server.add_registered_method_handlers(descriptor.full_name, handlers)
+    return str(descriptor.full_name)
 
 
 def _handler_kind(client_streaming: bool, server_streaming: bool) -> Any:
