@@ -6,8 +6,9 @@ between runs; alternating whole runs cannot separate a change smaller than that)
     git worktree add /tmp/old REV && cp -r matchserver /tmp/old/   # the generated code is not committed
     python -m bench.ab /tmp/old [--what moves|fanout] [--windows 6]
 
-`moves`: 8 clients, one long match each (the Play target's row); `fanout`: 200 spectators of one match moved
-at 20 Hz. Prints each figure of both and new / old (the median window of each)."""
+`moves`: 8 clients, one long match each (the Play target's row); `new`: 8 clients, a new match every six
+moves (and this tree's CreateMatch p99 meanwhile); `fanout`: 200 spectators of one match moved at 20 Hz.
+Prints each figure of both and new / old (the median window of each)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _start_in(tree: Path, var: Path) -> Any:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("old", type=Path, help="the other tree (its matchserver/ generated)")
-    parser.add_argument("--what", choices=("moves", "fanout"), default="moves")
+    parser.add_argument("--what", choices=("moves", "new", "fanout"), default="moves")
     parser.add_argument("--windows", type=int, default=6)
     args = parser.parse_args(argv)
     os.environ["BENCH_SPECTATORS"] = "1"  # bench.serve: 200 watchers from one address
@@ -54,11 +55,14 @@ def main(argv: list[str] | None = None) -> None:
             if args.what == "fanout":
                 peers.fanout(running, 200, args.windows, 4.0, out)
             else:
-                peers.moves(running, 8, 0, args.windows, 2.0, out)
+                peers.moves(running, 8, 3 if args.what == "new" else 0, args.windows, 2.0, out)
         finally:
             for server in running:
                 server.stop()
     for quantity, values in out.items():
+        if "old" not in values:  # CreateMatch: measured on this tree only
+            print(f"{quantity:55s} new {values['ours']:9.1f}")
+            continue
         ratio = values["ours"] / values["old"] if values["old"] else float("nan")
         print(f"{quantity:55s} new {values['ours']:9.1f}  old {values['old']:9.1f}  new/old {ratio:.3f}")
 
