@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 import grpc
@@ -150,13 +150,15 @@ def passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
     return serialize_or_pass
 
 
-def add_service(server: grpc.aio.Server, service: Any, module: Any, name: str) -> str:
+def add_service(server: grpc.aio.Server, service: Any, module: Any, name: str, by_method: Collection[str] = ()) -> None:
     """Serve the methods of a service of `module` (generated code), built from its proto descriptor with
-    safe deserializers: MatchService (match_service.py) and ArenaService (arena_service.py). Returns the
-    service's full name. Registered as the generated code registers them, by method: each method then
-    waits for its own next call, where one generic handler takes the server's calls one at a time, and
-    under load a CreateMatch queued behind the Play streams and joins being opened (its p50 from the
-    client fell from 14.7 to 12.6 ms and its p99 from 31 to 24, 8 clients playing: docs/BENCHMARKS.md)."""
+    safe deserializers: MatchService (match_service.py) and ArenaService (arena_service.py).
+
+    `by_method`: the methods also registered with gRPC by name, each then waiting for its own next call.
+    grpc.aio takes the calls of all other methods one at a time, and under load a CreateMatch queued
+    behind the Play streams and joins being opened (the duel bench's clients open five calls a match).
+    Registering costs every new call something too (grpc.aio waits on all the methods' futures at once):
+    all 37 registered made a unary Submit about 5% dearer. So only the methods a match's start opens."""
     descriptor = module.DESCRIPTOR.services_by_name[name]
     handlers = {}
     for method in descriptor.methods:
@@ -172,8 +174,8 @@ def add_service(server: grpc.aio.Server, service: Any, module: Any, name: str) -
             response_serializer=passing_bytes(response_class.SerializeToString),
         )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(descriptor.full_name, handlers),))
-    server.add_registered_method_handlers(descriptor.full_name, handlers)
-    return str(descriptor.full_name)
+    if by_method:
+        server.add_registered_method_handlers(descriptor.full_name, {name: handlers[name] for name in by_method})
 
 
 def _handler_kind(client_streaming: bool, server_streaming: bool) -> Any:
