@@ -57,13 +57,23 @@ class _NextChange:
 
 
 class Changes(dict[uuid.UUID, _Waiting]):
-    """Per match, a future resolved at its next change, shared by every stream waiting on the match. The
-    writer only resolves it (no lock, no await): the streams run after the writer's reply is on its way."""
+    """Per match, a future resolved at its next change, shared by every stream waiting on the match, and the
+    futures of the streams that wait with a StreamWake. The writer only resolves them (no lock, no await):
+    the streams run after the writer's reply is on its way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.woken_directly: dict[uuid.UUID, dict[asyncio.Future[None], None]] = {}  # StreamWake's, in order
 
     def notify(self, match_id: uuid.UUID) -> None:
         waiting = self.pop(match_id, None)
         if waiting is not None and not waiting.future.done():
             waiting.future.set_result(None)
+        direct = self.woken_directly.pop(match_id, None)
+        if direct is not None:
+            for future in direct:
+                if not future.done():
+                    future.set_result(None)
 
     def next_change(self, match_id: uuid.UUID) -> _NextChange:
         """(A context:) the future resolved at the match's next change; wait on it with first_of, which never
@@ -94,6 +104,71 @@ async def first_of(
         timer.cancel()
         for future in watched:
             future.remove_done_callback(wake)
+
+
+class StreamWake:
+    """One stream's waits for its match's next change, for a stream that waits after every update (Subscribe:
+    every spectator, once per move). first_of costs each wait a shared future's callback that wakes a second
+    future, and a timer armed and cancelled; here notify resolves the wait's own future, and one timer per
+    stream, re-armed only when it rings early, ends a wait that nothing else ended by its deadline."""
+
+    __slots__ = ("_deadline", "_loop", "_timer", "_woken", "changes", "match_id", "until")
+
+    def __init__(self, changes: Changes, match_id: uuid.UUID, until: asyncio.Future[Any]) -> None:
+        self.changes, self.match_id, self.until = changes, match_id, until
+        self._loop = asyncio.get_running_loop()
+        self._woken: asyncio.Future[None] | None = None
+        self._deadline = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def wait(self, is_past: Callable[[], bool], timeout: float) -> None:
+        """Return once the match changes, `until` is done or `timeout` seconds have passed; at once if
+        `is_past()` says the change already came (asked after this wait is registered: no change is missed)."""
+        loop, until = self._loop, self.until
+        if until.done():
+            return
+        woken: asyncio.Future[None] = loop.create_future()
+        waiters = self.changes.woken_directly.get(self.match_id)
+        if waiters is None:
+            waiters = self.changes.woken_directly[self.match_id] = {}
+        waiters[woken] = None  # a dict: woken in the order they waited, as a future's callbacks are
+        try:
+            if is_past():
+                return
+            self._woken, self._deadline = woken, loop.time() + timeout
+            if self._timer is None or self._timer.when() > self._deadline:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_at(self._deadline, self._ring)
+            until.add_done_callback(self._wake)
+            try:
+                await woken
+            finally:
+                until.remove_done_callback(self._wake)
+        finally:
+            self._woken = None
+            waiters.pop(woken, None)
+            if not waiters and self.changes.woken_directly.get(self.match_id) is waiters:
+                del self.changes.woken_directly[self.match_id]
+
+    def _wake(self, _: object = None) -> None:
+        woken = self._woken
+        if woken is not None and not woken.done():
+            woken.set_result(None)
+
+    def _ring(self) -> None:
+        self._timer = None
+        if self._woken is None:
+            return  # not waiting: the next wait arms the timer again
+        if self._loop.time() >= self._deadline:
+            self._wake()
+        else:
+            self._timer = self._loop.call_at(self._deadline, self._ring)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 class WriteWatch:
@@ -175,23 +250,25 @@ class Updates:
         self.held_bytes = 0
         self.stats = FanoutStats()
 
-    def get(self, key: UpdateKey, build: Callable[[], bytes]) -> bytes:
-        """The update for `key`, built (and serialized) by `build` only if no stream of the class has
+    def get(self, key: UpdateKey, build: Callable[..., bytes], *args: Any) -> bytes:
+        """The update for `key`, built (and serialized) by `build(*args)` only if no stream of the class has
         asked for it yet. Synchronous: no other stream can build the same key meanwhile."""
         data = self._held.get(key)
         if data is not None:
             self.stats.reuses += 1
             return data
         self.stats.builds += 1
-        return self._keep(key, build())
+        return self._keep(key, build(*args))
 
-    def bundle(self, match_id: uuid.UUID, viewer: Viewer, first: int, last: int, build: Callable[[], bytes]) -> bytes:
-        """Versions `first` to `last` (the match's version) as one message for the class, built by `build`
-        once and shared by its streams, as each of its updates is (held beside them under -first: a version
-        is never below 1; not counted in stats, which count updates)."""
+    def bundle(
+        self, match_id: uuid.UUID, viewer: Viewer, first: int, last: int, build: Callable[..., bytes], *args: Any
+    ) -> bytes:
+        """Versions `first` to `last` (the match's version) as one message for the class, built by
+        `build(*args)` once and shared by its streams, as each of its updates is (held beside them under
+        -first: a version is never below 1; not counted in stats, which count updates)."""
         key = (match_id, viewer, -first, last)
         data = self._held.get(key)
-        return data if data is not None else self._keep(key, build())
+        return data if data is not None else self._keep(key, build(*args))
 
     def _keep(self, key: UpdateKey, data: bytes) -> bytes:
         size = len(data) + ENTRY_OVERHEAD

@@ -4,7 +4,6 @@ live match, to build each viewer class's updates once and share them among its s
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from typing import Any
@@ -15,7 +14,7 @@ from engine.contract import Game, Viewer
 from engine.errors import MalformedCommand
 from matchserver.v1 import matchserver_pb2 as pb
 from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
-from server.fanout import WriteWatch
+from server.fanout import StreamWake, WriteWatch
 from server.grpc import convert
 from server.grpc.dispute_service import DisputeRpcs
 from server.grpc.play_service import PlayStream
@@ -274,10 +273,12 @@ class MatchService(DisputeRpcs):
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         watch = WriteWatch(self.matches.streams.limits.write_timeout)  # one timer per stream, not one per message
+        wake = StreamWake(self.matches.changes, stream.match_id, stream.ending)  # one timer per stream too
         try:
-            return await self._follow_watched(stream, token, viewer, sent, context, bundle, watch)
+            return await self._follow_watched(stream, token, viewer, sent, context, bundle, watch, wake)
         finally:
             watch.close()
+            wake.close()
 
     async def _follow_watched(
         self,
@@ -288,9 +289,16 @@ class MatchService(DisputeRpcs):
         context: grpc.aio.ServicerContext,
         bundle: bool,
         watch: WriteWatch,
+        wake: StreamWake,
     ) -> tuple[StreamEnd, int]:
         limits, updates = self.matches.streams.limits, self.matches.streams.updates
+        cached, match_id = self.matches.repository.cached, stream.match_id
         stream.sent = sent
+
+        def is_past() -> bool:  # the match moved on while this stream was writing
+            live = cached(match_id)
+            return live is not None and live.version > sent
+
         while True:
             try:
                 live = await self.matches.load(stream.match_id)
@@ -306,7 +314,7 @@ class MatchService(DisputeRpcs):
                 if stream.ending.done():  # a revoked credential gets not one more update
                     break
                 key = (live.id, viewer, version, last)
-                update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
+                update = updates.get(key, convert.update_bytes, live, viewer, version, last)
                 if bundle:
                     pending.append(update)
                     continue
@@ -314,9 +322,12 @@ class MatchService(DisputeRpcs):
                     return _slow_reader(version, sent, limits.write_timeout), sent
                 sent = stream.sent = version
             if pending:
-                built = functools.partial(convert.bundled_updates, pending)
                 whole = sent + len(pending) == last  # the whole pass, not cut short by a revocation: shared
-                message = updates.bundle(live.id, viewer, sent + 1, last, built) if whole else built()
+                message = (
+                    updates.bundle(live.id, viewer, sent + 1, last, convert.bundled_updates, pending)
+                    if whole
+                    else convert.bundled_updates(pending)
+                )
                 if not await self._write_update(stream, watch, context, message):
                     return _slow_reader(sent + 1, sent, limits.write_timeout), sent
                 sent = stream.sent = sent + len(pending)
@@ -329,8 +340,7 @@ class MatchService(DisputeRpcs):
                     f"subscribe again from version {sent}",
                     revoked=False,
                 ), sent
-            wait = min(5.0, self.matches.refresh_every or 5.0, age_left)
-            await self.queries.wait_for_change(stream.match_id, sent, timeout=wait, until=stream.ending)
+            await wake.wait(is_past, min(5.0, self.matches.refresh_every or 5.0, age_left))
 
     async def Play(self, requests: Any, context: grpc.aio.ServicerContext) -> None:
         """One seat's stream (server/grpc/play_service.py)."""

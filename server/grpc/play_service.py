@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import time
 import uuid
 from collections import deque
@@ -165,7 +164,7 @@ class PlayStream:
             if stream.ending.done():
                 break
             key = (live.id, viewer, version, last)  # Subscribe's update, shared with its streams
-            update = updates.get(key, functools.partial(convert.update_bytes, live, viewer, version, last))
+            update = updates.get(key, convert.update_bytes, live, viewer, version, last)
             if not await self._send(convert.play_update(update)):
                 return sent, True
             sent = stream.sent = version

@@ -2,7 +2,10 @@
 
 - first_of returns at its timeout when nothing happens, and at once when its match changes;
 - Changes.next_change holds nothing for a match once its last waiter leaves, and notify wakes them all;
-- a pass's bundle is built once per viewer class and shared by its streams, never across classes.
+- a pass's bundle is built once per viewer class and shared by its streams, never across classes;
+- StreamWake (a Subscribe stream's wait): notify wakes its waits in the order they began, its one timer ends
+  a wait nothing else ended by its deadline, `until` and a change already past end it at once, and a match
+  nobody waits on holds nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import asyncio
 import uuid
 
 from engine.contract import Viewer
-from server.fanout import Changes, Updates, first_of
+from server.fanout import Changes, StreamWake, Updates, first_of
 
 
 def test_waiters_woken_by_their_match_return_at_once_and_hold_nothing() -> None:
@@ -67,3 +70,59 @@ def test_a_bundle_is_built_once_per_viewer_class_and_never_shared_across_classes
     assert updates.stats.builds == 0  # the stats count updates, not bundles
     updates.forget(match)  # a match set aside drops its bundles with its updates
     assert updates.held_bytes == 0
+
+
+def test_stream_wakes_are_woken_by_their_match_in_the_order_they_waited_and_hold_nothing() -> None:
+    async def scenario() -> tuple[int, list[int], bool, bool]:
+        changes, match, other = Changes(), uuid.uuid4(), uuid.uuid4()
+        ending = asyncio.get_running_loop().create_future()
+        woken: list[int] = []
+
+        async def wait(n: int, wake: StreamWake) -> None:
+            await wake.wait(lambda: False, 3600.0)  # an hour: only the change can end it
+            woken.append(n)
+
+        wakes = [StreamWake(changes, match, ending) for _ in range(50)]
+        waits = [asyncio.ensure_future(wait(n, wake)) for n, wake in enumerate(wakes)]
+        await asyncio.sleep(0)
+        waiting = len(changes.woken_directly[match])
+        changes.notify(other)  # another match's change wakes none of them
+        await asyncio.sleep(0)
+        none_woken = not woken
+        changes.notify(match)
+        await asyncio.wait_for(asyncio.gather(*waits), 60)
+        for wake in wakes:
+            wake.close()
+        return waiting, woken, none_woken, match in changes.woken_directly
+
+    waiting, woken, none_woken, held = asyncio.run(scenario())
+    assert waiting == 50 and none_woken
+    assert woken == list(range(50))  # in the order they began: each spectator process gets its streams' turn
+    assert held is False
+
+
+def test_a_stream_wake_ends_at_its_deadline_and_at_once_for_until_or_a_change_already_past() -> None:
+    async def scenario() -> dict[str, float | bool]:
+        loop = asyncio.get_running_loop()
+        changes, match = Changes(), uuid.uuid4()
+        ending = loop.create_future()
+        wake = StreamWake(changes, match, ending)
+        began = loop.time()
+        await asyncio.wait_for(wake.wait(lambda: False, 0.1), 30)  # arms the stream's timer
+        first = loop.time() - began
+        began = loop.time()
+        await asyncio.wait_for(wake.wait(lambda: False, 0.3), 30)  # rings at the first wait's time: re-armed
+        second = loop.time() - began
+        await asyncio.wait_for(wake.wait(lambda: True, 3600.0), 30)  # the change came while it wrote
+        past_held = match in changes.woken_directly
+        waiting = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))
+        await asyncio.sleep(0)
+        ending.set_result(None)  # the stream is asked to end
+        await asyncio.wait_for(waiting, 30)
+        await asyncio.wait_for(wake.wait(lambda: False, 3600.0), 30)  # already ending: no wait at all
+        wake.close()
+        return {"first": first, "second": second, "past_held": past_held, "held": match in changes.woken_directly}
+
+    got = asyncio.run(scenario())
+    assert got["first"] >= 0.1 and got["second"] >= 0.3  # never before its deadline
+    assert got["past_held"] is False and got["held"] is False
