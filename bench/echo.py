@@ -11,12 +11,13 @@ import argparse
 import asyncio
 import subprocess
 import sys
+from collections.abc import Generator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from bench.figures import Figure
-from bench.procs import Window, load, median_window, percentile
+from bench.procs import Window, load_windows, median_window, percentile
 
 METHOD = "/bench.Echo/Echo"
 STREAM_METHOD = "/bench.Echo/EchoStream"
@@ -109,14 +110,23 @@ def measure(clients: int, windows: int, duration: float) -> Ceiling:
 
 
 def _measure(clients: int, windows: int, duration: float, setup: Any, act: Any) -> Ceiling:
+    return Ceiling(clients, median_window(list(_windows(clients, windows, duration, setup, act))))
+
+
+def unary_windows(clients: int, windows: int, duration: float) -> Generator[Window, None, None]:
+    """The unary echo's windows one at a time, its server up until the last (bench/peers.py interleaves them
+    with a Submit's)."""
+    return _windows(clients, windows, duration, _setup, _act)
+
+
+def _windows(clients: int, windows: int, duration: float, setup: Any, act: Any) -> Generator[Window, None, None]:
     process = subprocess.Popen(
         [sys.executable, "-m", "bench.echo", "--serve"], stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL
     )
     try:
         assert process.stdout is not None
         address = process.stdout.readline().split()[-1]
-        measured = load(process.pid, address, setup, act, clients, windows, duration)
-        return Ceiling(clients, median_window(measured))
+        yield from load_windows(process.pid, address, setup, act, clients, windows, duration)
     finally:
         process.terminate()
         process.wait(30)

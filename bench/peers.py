@@ -10,8 +10,8 @@ CPU read from /proc/<pid>/stat around each window. `python -m bench.peers [--qui
 - fan-out: one mover at 20 Hz, 1/50/200 spectators of its match (split over four processes, each spectator
   its own connection): delivery p50/p99 (the mover's clock before the move -> the spectator's on receipt of
   that move) and server CPU per move per watcher;
-- ours only: the unary Submit's server CPU beside an echo's (bench/submit.py, bench/echo.py, 8 clients), and
-  CreateMatch p99 while 8 clients play.
+- ours only: the unary Submit's server CPU beside an echo's (bench/submit.py, bench/echo.py, 8 clients; their
+  windows interleaved, the order rotating), and CreateMatch p99 while 8 clients play.
 
 Beside the peers runs a floor: our protocol over grpc.aio with no application (bench/bare_server.py), driven
 by our own client processes in the same windows. Its column says what grpc.aio and protobuf alone cost here
@@ -30,13 +30,13 @@ import statistics
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
 from bench.figures import Figure
 from bench.peer_procs import FLOOR, PEERS, Client, Served, ask_all, close_all, npm_ready, serve
-from bench.procs import cpu_seconds, percentile
+from bench.procs import Window, cpu_seconds, median_window, percentile
 
 CLIENT_COUNTS = (1, 8, 32)
 WATCHERS = (1, 50, 200)
@@ -146,13 +146,24 @@ def fanout(running: list[Served], watchers: int, windows: int, seconds: float, o
 
 
 def unary(windows: int, seconds: float, out: Measured) -> None:
-    """Ours only: a unary Submit's server CPU beside an echo's, 8 clients (bench/submit.py, bench/echo.py)."""
+    """Ours only: a unary Submit's server CPU beside an echo's, 8 clients (bench/submit.py, bench/echo.py), in
+    interleaved windows as every other figure (the order rotating); each the median window of its own."""
     from bench import echo, submit
 
-    ceiling = echo.measure(8, windows, seconds).window
-    window = submit.measure(8, windows, seconds, ceiling.per_second)
-    out.setdefault("Submit server CPU, 8 clients (unary)", {})["ours"] = window.cpu_us_per_operation
-    out.setdefault("Submit server CPU, 8 clients (unary)", {})["echo"] = ceiling.cpu_us_per_operation
+    echoes = echo.unary_windows(8, windows, seconds)
+    with closing(echoes):
+        measured: dict[str, list[Window]] = {"echo": [next(echoes)]}  # its rate sizes the Submit's matches
+        submits = submit.measure_windows(8, windows, seconds, measured["echo"][0].per_second)
+        with closing(submits):
+            measured["ours"] = [next(submits)]
+            for window in range(1, windows):
+                turns = [("ours", submits), ("echo", echoes)] if window % 2 else [("echo", echoes), ("ours", submits)]
+                for name, source in turns:
+                    measured[name].append(next(source))
+            for source in (submits, echoes):  # run out: their clients and servers stop
+                next(source, None)
+    for name, got in measured.items():
+        out.setdefault("Submit server CPU, 8 clients (unary)", {})[name] = median_window(got).cpu_us_per_operation
 
 
 def figures(out: Measured) -> list[Figure]:

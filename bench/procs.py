@@ -11,7 +11,7 @@ import selectors
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
@@ -175,6 +175,21 @@ def load(
     arguments: Sequence[Any] | None = None,
 ) -> list[Window]:
     """Run `clients` client processes against the server, `windows` windows of `duration` seconds each."""
+    return list(load_windows(server_pid, address, setup, act, clients, windows, duration, arguments))
+
+
+def load_windows(
+    server_pid: int,
+    address: str,
+    setup: Setup,
+    act: Act,
+    clients: int,
+    windows: int,
+    duration: float,
+    arguments: Sequence[Any] | None = None,
+) -> Generator[Window, None, None]:
+    """`load`, a window at each next(): two loads' windows can take turns (bench/peers.py's unary figure).
+    The clients start, and set up, at the first; between windows they wait, idle, for the next."""
     ctx = context()
     start = ctx.Barrier(clients + 1)
     results = ctx.Queue()
@@ -188,7 +203,6 @@ def load(
     ]
     for process in processes:
         process.start()
-    out = []
     try:
         for _ in range(windows):
             start.wait(timeout=600)
@@ -199,13 +213,12 @@ def load(
             began = min(g[0] for g in got)
             ended = max(g[1] for g in got)
             latencies = sorted(latency for g in got for latency in g[2])
-            out.append(Window(len(latencies), ended - began, cpu_after - cpu_before, latencies))
+            yield Window(len(latencies), ended - began, cpu_after - cpu_before, latencies)
     finally:
         for process in processes:
             process.join(30)
             if process.is_alive():
                 process.kill()
-    return out
 
 
 def median_window(windows: list[Window]) -> Window:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 from bench import echo
 from bench.figures import Figure
-from bench.procs import Window, load, median_window, percentile, start_server
+from bench.procs import Window, load_windows, median_window, percentile, start_server
 
 SUBMITS_PER_MATCH = 6
 DURATION = 3600  # seconds a duel round lasts: no deadline falls while the bench runs
@@ -50,6 +51,12 @@ def _act(state: Any) -> None:
 
 def measure(clients: int, windows: int, duration: float, echo_rate: float) -> Window:
     """The median window of `clients` submitting to a fresh server (SQLite)."""
+    return median_window(list(measure_windows(clients, windows, duration, echo_rate)))
+
+
+def measure_windows(clients: int, windows: int, duration: float, echo_rate: float) -> Generator[Window, None, None]:
+    """`measure`'s windows one at a time, the server up until the last (bench/peers.py interleaves them with
+    an echo's). Each client seats its matches before the first."""
     # Enough matches for 0.6 of the echo rate (submit is slower), plus one spare per client.
     expected = 0.6 * echo_rate * duration * windows / clients
     matches = math.ceil(expected / SUBMITS_PER_MATCH) + 1
@@ -57,10 +64,9 @@ def measure(clients: int, windows: int, duration: float, echo_rate: float) -> Wi
         server = start_server(Path(folder) / "var")
         try:
             arguments = [(server.admin_token(), matches)] * clients
-            measured = load(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
+            yield from load_windows(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
         finally:
             server.stop()
-    return median_window(measured)
 
 
 def run(quick: bool) -> list[Figure]:
