@@ -31,16 +31,18 @@ BUNDLE = not os.environ.get("BENCH_UNBUNDLED")
 
 
 class Seats:
-    """One client process's seats: Play sessions whose Turns wait in `turns` until a move answers them."""
+    """One client process's seats: Play sessions whose Turns wait in `turns` until a move answers them, and
+    whose Ended says the duel is over (both seats': the next move opens the next duel)."""
 
     def __init__(self, client: Any, matches: int, game: str = "duel") -> None:
         self.client = client
         self.game = game
         self.match_id = ""
-        self.turns: queue.Queue[tuple[Any, Any]] = queue.Queue()
+        self.turns: queue.Queue[tuple[Any, Any]] = queue.Queue()  # (session, Turn), or (session, None): ended
         self.results: queue.Queue[Any] = queue.Queue()
         self.waiting = [self._seat() for _ in range(matches)]
         self.sessions: list[Any] = []
+        self.open = 0  # the current duel's sessions not ended yet
 
     def _seat(self) -> tuple[str, str, str]:
         created = self.client.create(
@@ -54,6 +56,7 @@ class Seats:
         match_id, ann, bob = self.waiting.pop() if self.waiting else self._seat()
         self.sessions = []  # the last duel's streams ended with it
         self.match_id = match_id
+        self.open = 2
         for token in (ann, bob):
             session = PlaySession(self.client, match_id, token, bundle=BUNDLE)
             self.sessions.append(session)
@@ -72,14 +75,20 @@ class Seats:
                 self.turns.put((session, message.turn))
             elif kind == "result":
                 self.results.put(message.result)
+            elif kind == "ended":
+                self.turns.put((session, None))
 
     def act(self) -> int:
-        """One move answered: the match's version after it."""
-        try:
-            session, turn = self.turns.get_nowait()
-        except queue.Empty:
-            self._open()  # every seat's turn is answered: the next duel
+        """One move answered: the match's version after it. A duel's next Turn may come a moment after the
+        last move's result: it is waited for, and the next duel opens only once both seats' streams ended."""
+        while True:
+            if not self.open:
+                self._open()
             session, turn = self.turns.get(timeout=60)
+            if turn is not None:
+                break
+            if session in self.sessions:
+                self.open -= 1
         session.move(turn.version, text="pick 2")
         result = self.results.get(timeout=60)
         if not result.accepted:
