@@ -253,15 +253,6 @@ class MatchService(DisputeRpcs):
             registry.close(stream)
         await end_stream(context, end, sent)
 
-    @staticmethod
-    async def _write_update(stream: OpenStream, watch: WriteWatch, context: Any, update: bytes) -> bool:
-        """One serialized message; False if the client has not taken it within StreamLimits.write_timeout."""
-        stream.writing = len(update)
-        try:
-            return await watch.write(context, update)  # bytes: the serializer passes them through
-        finally:
-            stream.writing = 0
-
     async def _follow(
         self,
         stream: OpenStream,
@@ -318,7 +309,7 @@ class MatchService(DisputeRpcs):
                 if bundle:
                     pending.append(update)
                     continue
-                if not await self._write_update(stream, watch, context, update):
+                if not await _write_update(stream, watch, context, update):
                     return _slow_reader(version, sent, limits.write_timeout), sent
                 sent = stream.sent = version
             if pending:
@@ -328,7 +319,7 @@ class MatchService(DisputeRpcs):
                     if whole
                     else convert.bundled_updates(pending)
                 )
-                if not await self._write_update(stream, watch, context, message):
+                if not await _write_update(stream, watch, context, message):
                     return _slow_reader(sent + 1, sent, limits.write_timeout), sent
                 sent = stream.sent = sent + len(pending)
             if stream.ending.done():
@@ -357,6 +348,15 @@ def serve_matches(service: MatchService, server: grpc.aio.Server) -> None:
 
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+
+
+async def _write_update(stream: OpenStream, watch: WriteWatch, context: Any, update: bytes) -> bool:
+    """One serialized message; False if the client has not taken it within StreamLimits.write_timeout."""
+    stream.writing = len(update)
+    try:
+        return await watch.write(context, update)  # bytes: the serializer passes them through
+    finally:
+        stream.writing = 0
 
 
 def _slow_reader(version: int, sent: int, timeout: float) -> StreamEnd:
