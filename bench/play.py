@@ -20,7 +20,7 @@ from typing import Any
 
 from bench import echo
 from bench.figures import Figure
-from bench.procs import load, median_window, percentile, start_server
+from bench.procs import load_windows, median_window, percentile, start_server
 
 MOVES_PER_MATCH = 6
 DURATION = 3600  # seconds a duel round lasts: no deadline falls while the bench runs
@@ -122,7 +122,8 @@ def run(quick: bool) -> list[Figure]:
             server = start_server(Path(folder) / "var")
             try:
                 arguments = [(server.admin_token(), min(matches, 200))] * clients
-                measured = load(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
+                load = load_windows(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
+                measured = list(load)
             finally:
                 server.stop()
         window = median_window(measured)

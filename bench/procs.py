@@ -164,20 +164,6 @@ def _client(
         start.wait()  # the window ends for everyone before the parent reads the server's CPU
 
 
-def load(
-    server_pid: int,
-    address: str,
-    setup: Setup,
-    act: Act,
-    clients: int,
-    windows: int,
-    duration: float,
-    arguments: Sequence[Any] | None = None,
-) -> list[Window]:
-    """Run `clients` client processes against the server, `windows` windows of `duration` seconds each."""
-    return list(load_windows(server_pid, address, setup, act, clients, windows, duration, arguments))
-
-
 def load_windows(
     server_pid: int,
     address: str,
@@ -188,8 +174,9 @@ def load_windows(
     duration: float,
     arguments: Sequence[Any] | None = None,
 ) -> Generator[Window, None, None]:
-    """`load`, a window at each next(): two loads' windows can take turns (bench/peers.py's unary figure).
-    The clients start, and set up, at the first; between windows they wait, idle, for the next."""
+    """Run `clients` client processes against the server, `windows` windows of `duration` seconds each, a
+    window at each next(): two loads' windows can take turns (bench/peers.py's unary figure). The clients
+    start, and set up, at the first; between windows they wait, idle, for the next."""
     ctx = context()
     start = ctx.Barrier(clients + 1)
     results = ctx.Queue()
