@@ -58,7 +58,7 @@ lint: proto
 	$(VENV)/bin/ruff format --check engine pictures server clients tests bench
 
 typecheck: proto
-	$(VENV)/bin/mypy engine pictures server clients
+	$(VENV)/bin/mypy engine pictures server clients bench
 
 # Benchmarks (docs/BENCHMARKS.md): each figure beside its ceiling measured in the same run, written to
 # var/bench.json; under ten minutes. `make bench BENCH_FLAGS=--quick` for a smoke pass, `--only NAME` for one.

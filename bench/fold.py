@@ -86,7 +86,7 @@ def best_seconds(work: Callable[[], object], runs: int) -> float:
     return best
 
 
-def fold_matches(game: Game, matches: list[PlayedMatch]) -> None:
+def fold_matches(game: Game[Any, Any], matches: list[PlayedMatch]) -> None:
     evolve = game.evolve
     for match in matches:
         state = match.initial

@@ -23,7 +23,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 BUNDLE = not os.environ.get("BENCH_UNBUNDLED")
@@ -139,7 +139,7 @@ async def watch(address: str, match_id: str, count: int) -> None:
     await report_receipts(receipts, tasks)
 
 
-async def report_receipts(receipts: list[list[tuple[int, float]]], tasks: list[asyncio.Future[None]]) -> None:
+async def report_receipts(receipts: list[list[tuple[int, float]]], tasks: Sequence[asyncio.Future[None]]) -> None:
     """The watch role once every watcher is open: say ready, then answer each {"until": V} with every
     watcher's receipts since the last answer, once each has version V (or 30 s passed); when stdin
     closes, end the watchers (`tasks`)."""

@@ -107,10 +107,10 @@ class Client:
         with selectors.DefaultSelector() as selector:
             selector.register(self.process.stdout, selectors.EVENT_READ)
             if not selector.select(timeout):
-                raise TimeoutError(f"a bench client said nothing for {timeout:g} s: {self.process.args}")
+                raise TimeoutError(f"a bench client said nothing for {timeout:g} s: {self.process.args!r}")
         line = self.process.stdout.readline()
         if not line:
-            raise RuntimeError(f"a bench client ended (exit {self.process.wait()}): {self.process.args}")
+            raise RuntimeError(f"a bench client ended (exit {self.process.wait()}): {self.process.args!r}")
         return json.loads(line)
 
     def close(self) -> None:

@@ -82,7 +82,7 @@ def serve(argv: list[str]) -> None:
                     yield message
 
             with contextlib.suppress(ConnectionAbortedError):  # SocketContext.abort closed the socket
-                await PlayStream(matches, SocketContext(socket, request)).run(requests())  # type: ignore[arg-type]
+                await PlayStream(matches, SocketContext(socket, request)).run(requests())
             await socket.close()
             return socket
 
@@ -96,7 +96,7 @@ def serve(argv: list[str]) -> None:
             message = pb.SubscribeRequest()
             message.ParseFromString(first.data)
             with contextlib.suppress(ConnectionAbortedError):
-                await service.Subscribe(message, SocketContext(socket, request))  # type: ignore[arg-type]
+                await service.Subscribe(message, SocketContext(socket, request))
             await socket.close()
             return socket
 
@@ -251,6 +251,8 @@ def fanout(watchers: int, windows: int, seconds: float) -> dict[str, dict[str, f
     from bench.peers import fanout as measure_fanout
 
     class OverSocket(Served):
+        pages = ""  # where its /subscribe is: set once its server started
+
         def client(self, role: str, *args: str) -> Client:
             command = [sys.executable, "-m", "bench.peer_client", role, self.url, self.admin, *args]  # as ours
             if role == "watch":
@@ -261,7 +263,7 @@ def fanout(watchers: int, windows: int, seconds: float) -> dict[str, dict[str, f
     with bench_server() as (grpc_server, address, _, admin), bench_server() as (socket_server, address2, pages, admin2):
         served = Served("ours", grpc_server.pid, address, admin)
         over_socket = OverSocket("ours-websocket", socket_server.pid, address2, admin2)
-        over_socket.pages = pages  # type: ignore[attr-defined]
+        over_socket.pages = pages
         measure_fanout([served, over_socket], watchers, windows, seconds, out)
     return out
 

@@ -51,9 +51,9 @@ def main(argv: list[str] | None = None) -> None:
         try:
             for client in clients:
                 client.read(180)
-            cpu, threads = cpu_seconds(server.pid), thread_cpu(server.pid)
+            cpu, before = cpu_seconds(server.pid), thread_cpu(server.pid)
             moves = sum(answer["ops"] for answer in ask_all(clients, {"go": args.seconds}))
-            cpu, threads = cpu_seconds(server.pid) - cpu, _spent(threads, thread_cpu(server.pid))
+            cpu, threads = cpu_seconds(server.pid) - cpu, _spent(before, thread_cpu(server.pid))
         finally:
             close_all(clients)
             server.stop()

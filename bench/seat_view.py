@@ -22,7 +22,7 @@ VIEWS = 20  # views timed at each length
 
 async def _measure(rounds: tuple[int, ...]) -> dict[int, tuple[int, float]]:
     """rounds played -> (records in the log, CPU ms per seat view)."""
-    registry.register(EndlessDuel())
+    registry.register(EndlessDuel())  # type: ignore[arg-type]  # a fixture game: a tuple of one command type
     out = {}
     with tempfile.TemporaryDirectory() as folder:
         running = await start_server(Settings(address="127.0.0.1:0", var_dir=folder, store="memory"))

@@ -17,6 +17,7 @@ import sys
 from engine import registry
 from engine.fixtures import duel
 from server import main as program
+from server.app import Settings
 from server.streams import StreamLimits
 
 
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> None:
     if os.environ.get("BENCH_SPECTATORS"):
         parse = program.parse_args
 
-        def parse_args(args: list[str] | None) -> program.Settings:
+        def parse_args(args: list[str] | None) -> Settings:
             return dataclasses.replace(parse(args), streams=StreamLimits(max_per_peer=100_000))
 
         program.parse_args = parse_args  # type: ignore[assignment]
