@@ -160,8 +160,7 @@ def unary(windows: int, seconds: float, out: Measured) -> None:
                 turns = [("ours", submits), ("echo", echoes)] if window % 2 else [("echo", echoes), ("ours", submits)]
                 for name, source in turns:
                     measured[name].append(next(source))
-            for source in (submits, echoes):  # run out: their clients and servers stop
-                next(source, None)
+        # closing: each load's clients (done with their windows) are joined and its server stopped
     for name, got in measured.items():
         out.setdefault("Submit server CPU, 8 clients (unary)", {})[name] = median_window(got).cpu_us_per_operation
 

@@ -122,8 +122,9 @@ def run(quick: bool) -> list[Figure]:
             server = start_server(Path(folder) / "var")
             try:
                 arguments = [(server.admin_token(), min(matches, 200))] * clients
-                load = load_windows(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
-                measured = list(load)
+                measured = list(
+                    load_windows(server.pid, server.address, _setup, _act, clients, windows, duration, arguments)
+                )
             finally:
                 server.stop()
         window = median_window(measured)

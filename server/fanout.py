@@ -110,7 +110,8 @@ class StreamWake:
     """One stream's waits for its match's next change, for a stream that waits after every update (Subscribe:
     every spectator, once per move). first_of costs each wait a shared future's callback that wakes a second
     future, and a timer armed and cancelled; here notify resolves the wait's own future, and one timer per
-    stream, re-armed only when it rings early, ends a wait that nothing else ended by its deadline."""
+    stream, re-armed only when it rings early, ends a wait that nothing else ended by its deadline; `until`
+    (the stream asked to end) ends the wait under way through one callback for the stream's life."""
 
     __slots__ = ("_deadline", "_loop", "_timer", "_woken", "changes", "match_id", "until")
 
@@ -120,12 +121,13 @@ class StreamWake:
         self._woken: asyncio.Future[None] | None = None
         self._deadline = 0.0
         self._timer: asyncio.TimerHandle | None = None
+        until.add_done_callback(self._wake)
 
     async def wait(self, is_past: Callable[[], bool], timeout: float) -> None:
         """Return once the match changes, `until` is done or `timeout` seconds have passed; at once if
         `is_past()` says the change already came (asked after this wait is registered: no change is missed)."""
-        loop, until = self._loop, self.until
-        if until.done():
+        loop = self._loop
+        if self.until.done():
             return
         woken: asyncio.Future[None] = loop.create_future()
         waiters = self.changes.woken_directly.get(self.match_id)
@@ -140,11 +142,7 @@ class StreamWake:
                 if self._timer is not None:
                     self._timer.cancel()
                 self._timer = loop.call_at(self._deadline, self._ring)
-            until.add_done_callback(self._wake)
-            try:
-                await woken
-            finally:
-                until.remove_done_callback(self._wake)
+            await woken
         finally:
             self._woken = None
             waiters.pop(woken, None)
@@ -166,6 +164,7 @@ class StreamWake:
             self._timer = self._loop.call_at(self._deadline, self._ring)
 
     def close(self) -> None:
+        self.until.remove_done_callback(self._wake)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

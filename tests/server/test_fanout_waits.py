@@ -111,8 +111,15 @@ def test_a_stream_wake_ends_at_its_deadline_and_at_once_for_until_or_a_change_al
         await asyncio.wait_for(wake.wait(lambda: False, 0.1), 30)  # arms the stream's timer
         first = loop.time() - began
         began = loop.time()
-        await asyncio.wait_for(wake.wait(lambda: False, 0.3), 30)  # rings at the first wait's time: re-armed
+        await asyncio.wait_for(wake.wait(lambda: False, 0.3), 30)  # the first timer rang: armed anew
         second = loop.time() - began
+        woken_early = asyncio.ensure_future(wake.wait(lambda: False, 0.2))
+        await asyncio.sleep(0)
+        changes.notify(match)  # ends this wait at once; its timer stays armed for 0.2 s
+        await asyncio.wait_for(woken_early, 30)
+        began = loop.time()
+        await asyncio.wait_for(wake.wait(lambda: False, 0.4), 30)  # that timer rings early: re-armed
+        third = loop.time() - began
         await asyncio.wait_for(wake.wait(lambda: True, 3600.0), 30)  # the change came while it wrote
         past_held = match in changes.woken_directly
         waiting = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))
@@ -121,8 +128,9 @@ def test_a_stream_wake_ends_at_its_deadline_and_at_once_for_until_or_a_change_al
         await asyncio.wait_for(waiting, 30)
         await asyncio.wait_for(wake.wait(lambda: False, 3600.0), 30)  # already ending: no wait at all
         wake.close()
-        return {"first": first, "second": second, "past_held": past_held, "held": match in changes.woken_directly}
+        held = match in changes.woken_directly
+        return {"first": first, "second": second, "third": third, "past_held": past_held, "held": held}
 
     got = asyncio.run(scenario())
-    assert got["first"] >= 0.1 and got["second"] >= 0.3  # never before its deadline
+    assert got["first"] >= 0.1 and got["second"] >= 0.3 and got["third"] >= 0.4  # never before its deadline
     assert got["past_held"] is False and got["held"] is False
