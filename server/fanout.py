@@ -108,10 +108,11 @@ async def first_of(
 
 class StreamWake:
     """One stream's waits for its match's next change, for a stream that waits after every update (Subscribe:
-    every spectator, once per move). first_of costs each wait a shared future's callback that wakes a second
-    future, and a timer armed and cancelled; here notify resolves the wait's own future, and one timer per
-    stream, re-armed only when it rings early, ends a wait that nothing else ended by its deadline; `until`
-    (the stream asked to end) ends the wait under way through one callback for the stream's life."""
+    every spectator, once per move; Play: each seat once per pass, woken by its client's requests too).
+    first_of costs each wait a shared future's callback that wakes a second future, and a timer armed and
+    cancelled; here notify resolves the wait's own future, and one timer per stream, re-armed only when it
+    rings early, ends a wait that nothing else ended by its deadline; `until` (the stream asked to end) ends
+    the wait under way through one callback for the stream's life."""
 
     __slots__ = ("_deadline", "_loop", "_timer", "_woken", "changes", "match_id", "until")
 
@@ -148,6 +149,10 @@ class StreamWake:
             waiters.pop(woken, None)
             if not waiters and self.changes.woken_directly.get(self.match_id) is waiters:
                 del self.changes.woken_directly[self.match_id]
+
+    def poke(self) -> None:
+        """End the wait under way, if there is one (a Play stream's client sent a request meanwhile)."""
+        self._wake()
 
     def _wake(self, _: object = None) -> None:
         woken = self._woken

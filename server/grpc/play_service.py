@@ -23,7 +23,7 @@ import grpc
 from engine.contract import Game, Viewer
 from matchserver.v1 import matchserver_pb2 as pb
 from server.errors import BadRequest, DataLoss, PermissionDenied, Unauthenticated
-from server.fanout import WriteWatch, first_of
+from server.fanout import StreamWake, WriteWatch
 from server.grpc import convert
 from server.grpc.plumbing import MalformedRequest, abort_for, bearer_token, end_stream, request_tag, status_code_for
 from server.limits import check_command_text, check_seat_name, cut
@@ -43,10 +43,10 @@ class PlayStream:
         self.matches = matches
         self.limits = matches.limits
         self.context = context
-        # The client's requests not taken yet, and a future the reader resolves when it adds one (while
+        # The client's requests not taken yet; the reader pokes the stream's wait when it adds one (while
         # the stream waits for a move or a change): no queue, no task per wait.
         self.moves: deque[Any] = deque()
-        self.arrived: asyncio.Future[None] | None = None
+        self.wake: StreamWake | None = None  # made in _follow, inside the running loop
         self.turn_sent: int | None = None  # the turn this stream last sent (one Turn per decision point)
         self.watch = WriteWatch(matches.streams.limits.write_timeout)
         # PlayStart.bundle: what a pass has for the seat is kept here and written as one Bundle before the
@@ -96,13 +96,23 @@ class PlayStream:
 
     def _arrive(self, request: Any) -> None:
         self.moves.append(request)
-        if self.arrived is not None and not self.arrived.done():
-            self.arrived.set_result(None)
+        if self.wake is not None:
+            self.wake.poke()
 
     async def _follow(
         self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int
     ) -> tuple[StreamEnd, int] | None:
         """Send until the match ends (None: the stream closes with OK) or the stream is ended on purpose."""
+        self.wake = StreamWake(self.matches.changes, stream.match_id, stream.ending)  # one timer per stream
+        try:
+            return await self._follow_woken(stream, token, viewer, sent)
+        finally:
+            self.wake.close()
+            self.wake = None
+
+    async def _follow_woken(
+        self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int
+    ) -> tuple[StreamEnd, int] | None:
         seat = str(viewer.player)
         limits = self.matches.streams.limits
         stream.sent = sent
@@ -172,16 +182,14 @@ class PlayStream:
 
     async def _next(self, stream: OpenStream, sent: int, wait: float) -> Any:
         """The client's next request, or None once the match moves past `sent` (or `wait` s pass)."""
-        if not self.moves:
-            with self.matches.changes.next_change(stream.match_id) as changed:
-                live = self.matches.repository.cached(stream.match_id)
-                if live is not None and live.version > sent:
-                    return None
-                self.arrived = asyncio.get_running_loop().create_future()
-                try:
-                    await first_of(changed, stream.ending, wait, self.arrived)
-                finally:
-                    self.arrived = None
+        if not self.moves and self.wake is not None:
+            cached, match_id = self.matches.repository.cached, stream.match_id
+
+            def is_past() -> bool:  # the match moved on while this stream was writing
+                live = cached(match_id)
+                return live is not None and live.version > sent
+
+            await self.wake.wait(is_past, wait)
         return self.moves.popleft() if self.moves else None
 
     async def _changed(self, stream: OpenStream, sent: int, wait: float) -> None:

@@ -3,9 +3,9 @@
 - first_of returns at its timeout when nothing happens, and at once when its match changes;
 - Changes.next_change holds nothing for a match once its last waiter leaves, and notify wakes them all;
 - a pass's bundle is built once per viewer class and shared by its streams, never across classes;
-- StreamWake (a Subscribe stream's wait): notify wakes its waits in the order they began, its one timer ends
+- StreamWake (a Subscribe or Play stream's wait): notify wakes its waits in the order they began, its one timer ends
   a wait nothing else ended by its deadline, `until` and a change already past end it at once, and a match
-  nobody waits on holds nothing.
+  nobody waits on holds nothing; a poke (a Play client's request) ends the wait under way, and no later one.
 """
 
 from __future__ import annotations
@@ -134,3 +134,32 @@ def test_a_stream_wake_ends_at_its_deadline_and_at_once_for_until_or_a_change_al
     got = asyncio.run(scenario())
     assert got["first"] >= 0.1 and got["second"] >= 0.3 and got["third"] >= 0.4  # never before its deadline
     assert got["past_held"] is False and got["held"] is False
+
+
+def test_a_poke_ends_the_wait_under_way_and_a_poke_between_waits_ends_none() -> None:
+    """A Play stream's wait is ended by its client's request (the reader pokes it) as by a change; a poke
+    while the stream is not waiting (the request is already queued, and seen before the next wait) must not
+    end the next wait early."""
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        loop = asyncio.get_running_loop()
+        changes, match = Changes(), uuid.uuid4()
+        wake = StreamWake(changes, match, loop.create_future())
+        waiting = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))  # an hour: only the poke can end it
+        await asyncio.sleep(0)
+        still_waiting = not waiting.done()
+        wake.poke()
+        await asyncio.wait_for(waiting, 60)
+        wake.poke()  # nobody waits: nothing to end
+        later = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        next_waits = not later.done()
+        wake.poke()
+        await asyncio.wait_for(later, 60)
+        wake.close()
+        return still_waiting, next_waits, match in changes.woken_directly
+
+    still_waiting, next_waits, held = asyncio.run(scenario())
+    assert still_waiting and next_waits
+    assert held is False
