@@ -12,6 +12,7 @@ One harvester per biggest tree, berries mid-pot, no sabotage or moves, dishes se
 import argparse
 import json
 import os
+import signal
 import sys
 import uuid
 from typing import Any
@@ -85,14 +86,17 @@ def main() -> int:
     args = parser.parse_args()
     if not os.environ.get("MATCH_TOKEN"):
         parser.error("set MATCH_TOKEN to your seat's token")
+
+    def stopped(*_: object) -> None:  # Ctrl-C: a handler, as a KeyboardInterrupt inside gRPC can end in a traceback
+        print(f"{args.player}: stopped", file=sys.stderr, flush=True)
+        os._exit(0)  # at once, wherever it is: the match goes on without this seat
+
+    signal.signal(signal.SIGINT, stopped)
     try:
         play(args.server, args.match, args.player, os.environ["MATCH_TOKEN"])
     except grpc.FutureTimeoutError:
         print(f"{args.player}: no server answers at {args.server}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: stop where it is (the match goes on without this seat)
-        print(f"{args.player}: stopped", file=sys.stderr, flush=True)
-        os._exit(0)  # at once: a gRPC call the interrupt cut off half-made would print a traceback as it went
     return 0
 
 
