@@ -249,6 +249,12 @@ def follow(
                 if until is not None and until(event):
                     call.cancel()
                     return position
+        except RuntimeError as exc:
+            # Ctrl-C inside gRPC's wait for the next notice, just as the wait let go of the call's lock: gRPC's
+            # `with` then releases it again and this comes out instead. The caller handles a Ctrl-C.
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            raise
         except grpc.RpcError as exc:
             if exc.code() in REFUSED_KEY:
                 raise BotKeyRefused(position, f"{exc.code().name}: {exc.details()}") from None
