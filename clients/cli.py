@@ -15,8 +15,6 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn
@@ -374,42 +372,26 @@ def cmd_watch(args: argparse.Namespace, client: MatchClient, creds: Credentials)
         first = None if args.json else client.first_record(args.match, token)
         start = cli_records.record_start(first) if first is not None else None
         updates = client.subscribe(args.match, token, args.from_version, on_resume=_resumed)
-        with ctrl_c_stops_now(0):  # while the stream is read: see ctrl_c_stops_now
-            for update in updates:
-                event = update.event
-                if args.json:  # one JSON document a line (JSON Lines): a program reads each as it comes
-                    line = {**_record_json(event), "status": as_json(update.status) if update.view_json else None}
-                    if update.HasField("rolled_back_to"):
-                        line["rolled_back_to"] = update.rolled_back_to
-                    print(json.dumps(line, sort_keys=True), flush=True)
-                    if update.status.finished:
-                        updates.cancel()
-                        return 0
-                    continue
-                print(cli_records.record_line(event, start), flush=True)
+        for update in updates:
+            event = update.event
+            if args.json:  # one JSON document a line (JSON Lines): a program reads each as it comes
+                line = {**_record_json(event), "status": as_json(update.status) if update.view_json else None}
                 if update.HasField("rolled_back_to"):
-                    print(f"      rolled back to {update.rolled_back_to}", flush=True)
-                if update.status.finished:  # the match ended: nothing more will come
+                    line["rolled_back_to"] = update.rolled_back_to
+                print(json.dumps(line, sort_keys=True), flush=True)
+                if update.status.finished:
                     updates.cancel()
                     return 0
+                continue
+            print(cli_records.record_line(event, start), flush=True)
+            if update.HasField("rolled_back_to"):
+                print(f"      rolled back to {update.rolled_back_to}", flush=True)
+            if update.status.finished:  # the match ended: nothing more will come
+                updates.cancel()
+                return 0
     except KeyboardInterrupt:
         stop_now(0)
     return 0
-
-
-@contextmanager
-def ctrl_c_stops_now(code: int) -> Iterator[None]:
-    """Ctrl-C leaves at once (stop_now) from a SIGINT handler, in the main thread: a KeyboardInterrupt raised
-    inside gRPC's wait for a stream's next message can come out of it as a RuntimeError instead (the wait had let
-    go of the call's lock, and gRPC's `with` releases it again), which matchctl would report as unexpected."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.signal(signal.SIGINT, lambda signum, frame: stop_now(code))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
 
 
 def stop_now(code: int) -> NoReturn:

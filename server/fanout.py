@@ -17,13 +17,20 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engine.contract import Viewer
 
 # (match, viewer class, version, the match's version when it was built)
 UpdateKey = tuple[uuid.UUID, Viewer, int, int]
 ENTRY_OVERHEAD = 200  # bytes an entry costs beyond its payload (its key, a dict slot)
+
+
+class Versioned(Protocol):
+    """What StreamWake reads of a cached match (server.live.LiveMatch): its version."""
+
+    @property
+    def version(self) -> int: ...
 
 
 @dataclass
@@ -114,19 +121,27 @@ class StreamWake:
     rings early, ends a wait that nothing else ended by its deadline; `until` (the stream asked to end) ends
     the wait under way through one callback for the stream's life."""
 
-    __slots__ = ("_deadline", "_loop", "_timer", "_woken", "changes", "match_id", "until")
+    __slots__ = ("_deadline", "_loop", "_timer", "_woken", "cached", "changes", "match_id", "until")
 
-    def __init__(self, changes: Changes, match_id: uuid.UUID, until: asyncio.Future[Any]) -> None:
+    def __init__(
+        self,
+        changes: Changes,
+        match_id: uuid.UUID,
+        until: asyncio.Future[Any],
+        cached: Callable[[uuid.UUID], Versioned | None],
+    ) -> None:
         self.changes, self.match_id, self.until = changes, match_id, until
+        self.cached = cached  # the match as this process holds it, if it does (LiveMatches.cached)
         self._loop = asyncio.get_running_loop()
         self._woken: asyncio.Future[None] | None = None
         self._deadline = 0.0
         self._timer: asyncio.TimerHandle | None = None
         until.add_done_callback(self._wake)
 
-    async def wait(self, is_past: Callable[[], bool], timeout: float) -> None:
-        """Return once the match changes, `until` is done or `timeout` seconds have passed; at once if
-        `is_past()` says the change already came (asked after this wait is registered: no change is missed)."""
+    async def wait(self, sent: int, timeout: float) -> None:
+        """Return once the match changes, `until` is done or `timeout` seconds have passed; at once if the
+        match is already past `sent`, the version the stream last sent (it moved on while the stream wrote;
+        asked after this wait is registered: no change is missed)."""
         loop = self._loop
         if self.until.done():
             return
@@ -136,7 +151,8 @@ class StreamWake:
             waiters = self.changes.woken_directly[self.match_id] = {}
         waiters[woken] = None  # a dict: woken in the order they waited, as a future's callbacks are
         try:
-            if is_past():
+            live = self.cached(self.match_id)
+            if live is not None and live.version > sent:
                 return
             self._woken, self._deadline = woken, loop.time() + timeout
             if self._timer is None or self._timer.when() > self._deadline:

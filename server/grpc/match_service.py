@@ -264,7 +264,7 @@ class MatchService(DisputeRpcs):
     ) -> tuple[StreamEnd, int]:
         """Write updates until the stream is asked to end or ends itself; (why, last version sent)."""
         watch = WriteWatch(self.matches.streams.limits.write_timeout)  # one timer per stream, not one per message
-        wake = StreamWake(self.matches.changes, stream.match_id, stream.ending)  # one timer per stream too
+        wake = StreamWake(self.matches.changes, stream.match_id, stream.ending, self.matches.repository.cached)
         try:
             return await self._follow_watched(stream, token, viewer, sent, context, bundle, watch, wake)
         finally:
@@ -283,13 +283,7 @@ class MatchService(DisputeRpcs):
         wake: StreamWake,
     ) -> tuple[StreamEnd, int]:
         limits, updates = self.matches.streams.limits, self.matches.streams.updates
-        cached, match_id = self.matches.repository.cached, stream.match_id
         stream.sent = sent
-
-        def is_past() -> bool:  # the match moved on while this stream was writing
-            live = cached(match_id)
-            return live is not None and live.version > sent
-
         while True:
             try:
                 live = await self.matches.load(stream.match_id)
@@ -331,7 +325,7 @@ class MatchService(DisputeRpcs):
                     f"subscribe again from version {sent}",
                     revoked=False,
                 ), sent
-            await wake.wait(is_past, min(5.0, self.matches.refresh_every or 5.0, age_left))
+            await wake.wait(sent, min(5.0, self.matches.refresh_every or 5.0, age_left))  # one timer per stream
 
     async def Play(self, requests: Any, context: grpc.aio.ServicerContext) -> None:
         """One seat's stream (server/grpc/play_service.py)."""

@@ -103,7 +103,7 @@ class PlayStream:
         self, stream: OpenStream, token: str | None, viewer: Viewer, sent: int
     ) -> tuple[StreamEnd, int] | None:
         """Send until the match ends (None: the stream closes with OK) or the stream is ended on purpose."""
-        self.wake = StreamWake(self.matches.changes, stream.match_id, stream.ending)  # one timer per stream
+        self.wake = StreamWake(self.matches.changes, stream.match_id, stream.ending, self.matches.repository.cached)
         try:
             return await self._follow_woken(stream, token, viewer, sent)
         finally:
@@ -182,14 +182,9 @@ class PlayStream:
 
     async def _next(self, stream: OpenStream, sent: int, wait: float) -> Any:
         """The client's next request, or None once the match moves past `sent` (or `wait` s pass)."""
-        if not self.moves and self.wake is not None:
-            cached, match_id = self.matches.repository.cached, stream.match_id
-
-            def is_past() -> bool:  # the match moved on while this stream was writing
-                live = cached(match_id)
-                return live is not None and live.version > sent
-
-            await self.wake.wait(is_past, wait)
+        if not self.moves:
+            assert self.wake is not None  # made by _follow for the stream's life
+            await self.wake.wait(sent, wait)
         return self.moves.popleft() if self.moves else None
 
     async def _changed(self, stream: OpenStream, sent: int, wait: float) -> None:

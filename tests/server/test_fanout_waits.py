@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from types import SimpleNamespace
 
 from engine.contract import Viewer
 from server.fanout import Changes, StreamWake, Updates, first_of
@@ -76,13 +77,14 @@ def test_stream_wakes_are_woken_by_their_match_in_the_order_they_waited_and_hold
     async def scenario() -> tuple[int, list[int], bool, bool]:
         changes, match, other = Changes(), uuid.uuid4(), uuid.uuid4()
         ending = asyncio.get_running_loop().create_future()
+        cache: dict[uuid.UUID, SimpleNamespace] = {}  # the match as the process holds it: none, never past
         woken: list[int] = []
 
         async def wait(n: int, wake: StreamWake) -> None:
-            await wake.wait(lambda: False, 3600.0)  # an hour: only the change can end it
+            await wake.wait(0, 3600.0)  # an hour: only the change can end it
             woken.append(n)
 
-        wakes = [StreamWake(changes, match, ending) for _ in range(50)]
+        wakes = [StreamWake(changes, match, ending, cache.get) for _ in range(50)]
         waits = [asyncio.ensure_future(wait(n, wake)) for n, wake in enumerate(wakes)]
         await asyncio.sleep(0)
         waiting = len(changes.woken_directly[match])
@@ -106,27 +108,29 @@ def test_a_stream_wake_ends_at_its_deadline_and_at_once_for_until_or_a_change_al
         loop = asyncio.get_running_loop()
         changes, match = Changes(), uuid.uuid4()
         ending = loop.create_future()
-        wake = StreamWake(changes, match, ending)
+        cache: dict[uuid.UUID, SimpleNamespace] = {}  # the match as the process holds it: none, never past
+        wake = StreamWake(changes, match, ending, cache.get)
         began = loop.time()
-        await asyncio.wait_for(wake.wait(lambda: False, 0.1), 30)  # arms the stream's timer
+        await asyncio.wait_for(wake.wait(0, 0.1), 30)  # arms the stream's timer
         first = loop.time() - began
         began = loop.time()
-        await asyncio.wait_for(wake.wait(lambda: False, 0.3), 30)  # the first timer rang: armed anew
+        await asyncio.wait_for(wake.wait(0, 0.3), 30)  # the first timer rang: armed anew
         second = loop.time() - began
-        woken_early = asyncio.ensure_future(wake.wait(lambda: False, 0.2))
+        woken_early = asyncio.ensure_future(wake.wait(0, 0.2))
         await asyncio.sleep(0)
         changes.notify(match)  # ends this wait at once; its timer stays armed for 0.2 s
         await asyncio.wait_for(woken_early, 30)
         began = loop.time()
-        await asyncio.wait_for(wake.wait(lambda: False, 0.4), 30)  # that timer rings early: re-armed
+        await asyncio.wait_for(wake.wait(0, 0.4), 30)  # that timer rings early: re-armed
         third = loop.time() - began
-        await asyncio.wait_for(wake.wait(lambda: True, 3600.0), 30)  # the change came while it wrote
+        cache[match] = SimpleNamespace(version=1)
+        await asyncio.wait_for(wake.wait(0, 3600.0), 30)  # the change came while it wrote
         past_held = match in changes.woken_directly
-        waiting = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))
+        waiting = asyncio.ensure_future(wake.wait(1, 3600.0))  # version 1 sent since
         await asyncio.sleep(0)
         ending.set_result(None)  # the stream is asked to end
         await asyncio.wait_for(waiting, 30)
-        await asyncio.wait_for(wake.wait(lambda: False, 3600.0), 30)  # already ending: no wait at all
+        await asyncio.wait_for(wake.wait(1, 3600.0), 30)  # already ending: no wait at all
         wake.close()
         held = match in changes.woken_directly
         return {"first": first, "second": second, "third": third, "past_held": past_held, "held": held}
@@ -144,14 +148,15 @@ def test_a_poke_ends_the_wait_under_way_and_a_poke_between_waits_ends_none() -> 
     async def scenario() -> tuple[bool, bool, bool]:
         loop = asyncio.get_running_loop()
         changes, match = Changes(), uuid.uuid4()
-        wake = StreamWake(changes, match, loop.create_future())
-        waiting = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))  # an hour: only the poke can end it
+        cache: dict[uuid.UUID, SimpleNamespace] = {}  # the match as the process holds it: none, never past
+        wake = StreamWake(changes, match, loop.create_future(), cache.get)
+        waiting = asyncio.ensure_future(wake.wait(0, 3600.0))  # an hour: only the poke can end it
         await asyncio.sleep(0)
         still_waiting = not waiting.done()
         wake.poke()
         await asyncio.wait_for(waiting, 60)
         wake.poke()  # nobody waits: nothing to end
-        later = asyncio.ensure_future(wake.wait(lambda: False, 3600.0))
+        later = asyncio.ensure_future(wake.wait(0, 3600.0))
         for _ in range(5):
             await asyncio.sleep(0)
         next_waits = not later.done()
