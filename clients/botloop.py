@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from clients.client import MatchClient, Subscription, resume_trailer
+from clients.client import MatchClient, Subscription, messages, resume_trailer
 from matchserver.v1 import arena_pb2 as arena_pb
 from matchserver.v1 import matchserver_pb2 as pb
 
@@ -239,7 +239,7 @@ def follow(
         call = client.bot_events(bot_key, position)
         ended: Any = call
         try:
-            for event in call:
+            for event in messages(call):  # a Ctrl-C comes out as KeyboardInterrupt, which callers handle
                 if event.position <= position:
                     continue  # sent again after a reconnection: handled already
                 position = event.position
@@ -249,12 +249,6 @@ def follow(
                 if until is not None and until(event):
                     call.cancel()
                     return position
-        except RuntimeError as exc:
-            # Ctrl-C inside gRPC's wait for the next notice, just as the wait let go of the call's lock: gRPC's
-            # `with` then releases it again and this comes out instead. The caller handles a Ctrl-C.
-            if isinstance(exc.__context__, KeyboardInterrupt):
-                raise KeyboardInterrupt from None
-            raise
         except grpc.RpcError as exc:
             if exc.code() in REFUSED_KEY:
                 raise BotKeyRefused(position, f"{exc.code().name}: {exc.details()}") from None

@@ -8,7 +8,7 @@ import os
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -639,7 +639,7 @@ class Subscription:
                 if self._cancelled:  # cancel() ran while the call was being opened
                     self._call.cancel()
             try:
-                update: pb.SubscribeResponse = self._bundled.popleft() if self._bundled else next(self._call)
+                update: pb.SubscribeResponse = self._bundled.popleft() if self._bundled else next_message(self._call)
                 if update.updates:  # a bundle (SubscribeRequest.bundle): its updates, one at a time
                     self._bundled.extend(update.updates)
                     continue
@@ -693,6 +693,29 @@ class Subscription:
         self.resumes += 1
         if self.on_resume is not None:
             self.on_resume(self.from_version, ended.details() or ended.code().name)
+
+
+def next_message(call: Any) -> Any:
+    """The next message of a plain gRPC stream read in this thread (StopIteration at its end). A Ctrl-C that
+    lands in gRPC's wait for it just as the wait has let go of the call's lock comes out of gRPC's `with` as
+    RuntimeError ("cannot release un-acquired lock"); it is raised here as the KeyboardInterrupt it was."""
+    try:
+        return next(call)
+    except RuntimeError as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def messages(call: Any) -> Iterator[Any]:
+    """A plain gRPC stream's messages, each read with next_message."""
+    iterator = iter(call)
+    while True:
+        try:
+            message = next_message(iterator)
+        except StopIteration:
+            return
+        yield message
 
 
 def resume_trailer(ended: Any) -> int | None:
