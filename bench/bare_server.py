@@ -14,14 +14,27 @@ answers the version. Reads in a task of their own and writes from the handler, a
 
 What a move costs here is what grpc.aio and protobuf cost to carry it in this process: our server's CPU
 beyond it is our application's, and a peer whose whole move costs less than this one is out of reach of
-any grpc.aio server of this protocol on the machine that measured it."""
+any grpc.aio server of this protocol on the machine that measured it.
+
+    python -m bench.bare_server --durable FILE
+
+The durable floor ("grpc.aio + SQLite commits, no application"): the same, but no one hears of a move
+before its records are committed to an SQLite file as ours commits them (WAL, synchronous=FULL, one row per
+version in the library's table, on the loop's thread, moves grouped as server/writer.py groups them: a
+group gathers up to GATHER_FOR s, until as many more have come as joined the last one, plus one, and stops
+gathering for PAUSE_AFTER_ALONE groups after one nobody joined). A peer whose whole move costs less than
+this one's is out of reach of any server of this protocol on grpc.aio that keeps each acknowledged move in
+SQLite, before it runs a rule."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +47,14 @@ SEATS = ("ann", "bob")
 # About the sizes ours sends for a duel (its records' JSON, a seat's view): the same bytes on the wire.
 RECORD = json.dumps({"at": 1.0, "cause": {"actor": "ann"}, "event": {"type": "Picked"}, "x": "y" * 60})
 VIEW = json.dumps({"picks": {"ann": 2}, "round": 1, "scores": {"ann": 0, "bob": 0}, "x": "y" * 20})
+GATHER_FOR = 0.002  # as server/writer.py
+PAUSE_AFTER_ALONE = 32
+TABLE = (  # the eventsourcing library's table for an application's events (rowids: its notification ids)
+    "CREATE TABLE IF NOT EXISTS stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "
+    "state BLOB, PRIMARY KEY (originator_id, originator_version))"
+)
+INSERT = "INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)"
+Row = tuple[str, int, str, bytes]
 
 
 @dataclass
@@ -61,6 +82,7 @@ class Outbox:
 @dataclass
 class Match:
     rounds: int
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)  # its rows' key, as long as ours
     version: int = 1
     round: int = 1
     picked: set[str] = field(default_factory=set)
@@ -95,10 +117,51 @@ def _turn(match: Match, seat: str) -> pb.PlayResponse:
     return pb.PlayResponse(turn=turn)
 
 
+class Commits:
+    """--durable: moves' rows committed in groups on the loop's thread; each move's deliveries run after its
+    group's commit (see the module's docstring)."""
+
+    def __init__(self, path: str) -> None:
+        self.connection = sqlite3.connect(path, isolation_level=None)
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.connection.execute(TABLE)
+        self.waiting: list[tuple[list[Row], Callable[[], None]]] = []
+        self.expect = 1  # more moves a gathering waits for
+        self.alone = 0  # groups still to write at once
+        self.timer: asyncio.Handle | None = None
+
+    def add(self, rows: list[Row], deliver: Callable[[], None]) -> None:
+        self.waiting.append((rows, deliver))
+        loop = asyncio.get_running_loop()
+        if len(self.waiting) == 1:
+            if self.alone:
+                self.alone -= 1
+                self.timer = loop.call_soon(self.commit)
+            else:
+                self.timer = loop.call_later(GATHER_FOR, self.commit)
+        elif len(self.waiting) > self.expect and self.timer is not None:
+            self.timer.cancel()
+            self.timer = loop.call_soon(self.commit)
+
+    def commit(self) -> None:
+        group, self.waiting, self.timer = self.waiting, [], None
+        joined = len(group) - 1
+        if joined == 0:
+            self.alone, self.expect = PAUSE_AFTER_ALONE, 1
+        else:
+            self.expect = joined + 1 if joined >= self.expect else joined
+        self.connection.execute("BEGIN")
+        self.connection.executemany(INSERT, [row for rows, _ in group for row in rows])
+        self.connection.execute("COMMIT")
+        for _, deliver in group:
+            deliver()
+
+
 class Bare:
-    def __init__(self) -> None:
+    def __init__(self, commits: Commits | None = None) -> None:
         self.matches: dict[str, Match] = {}
         self.ids = itertools.count(1)
+        self.commits = commits
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
         match_id = f"m{next(self.ids)}"
@@ -133,6 +196,16 @@ class Bare:
             reader.cancel()
 
     def _move(self, match: Match, seat: str, move: pb.Move) -> None:
+        first = match.version + 1
+        deliver = self._decide(match, seat, move)
+        if self.commits is None:
+            deliver()
+        else:
+            rows = [(match.id, version, "Picked", RECORD.encode()) for version in range(first, match.version + 1)]
+            self.commits.add(rows, deliver)
+
+    def _decide(self, match: Match, seat: str, move: pb.Move) -> Callable[[], None]:
+        """The move applied to the match; what tells the seats and watchers of it, to run once it is kept."""
         match.picked.add(seat)
         first = match.version + 1
         closes = len(match.picked) == len(SEATS)
@@ -144,6 +217,7 @@ class Bare:
         updates = [_update(match, version, version == match.version) for version in versions]
         result = pb.MoveResult(request_id=move.request_id, accepted=True, version=match.version, text=move.text)
         ended = closes and match.rounds and match.round > match.rounds
+        sends: list[tuple[Outbox, list[Any]]] = []  # built now: the match may move on before they are sent
         for other, outbox in match.seats.items():
             items: list[Any] = [pb.PlayResponse(result=result)] if other == seat else []
             items += updates
@@ -151,10 +225,17 @@ class Bare:
                 items.append(pb.PlayResponse(ended=pb.Ended(version=match.version, status=_status(match))))
             elif closes:
                 items.append(_turn(match, other))
-            outbox.put(*items, close=bool(ended))
+            sends.append((outbox, items))
         watched = pb.SubscribeResponse(updates=[pb.SubscribeResponse(event=item.update.event) for item in updates])
-        for watcher in match.watchers:
-            watcher.put(watched)
+        watchers = list(match.watchers)
+
+        def deliver() -> None:
+            for outbox, items in sends:
+                outbox.put(*items, close=bool(ended))
+            for watcher in watchers:
+                watcher.put(watched)
+
+        return deliver
 
     async def Subscribe(self, request: pb.SubscribeRequest, context: Any) -> None:
         match = self.matches[request.match_id]
@@ -169,9 +250,9 @@ class Bare:
             match.watchers.remove(outbox)
 
 
-async def serve() -> None:
+async def serve(durable: str | None = None) -> None:
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    bare = Bare()
+    bare = Bare(Commits(durable) if durable else None)
     descriptor = pb.DESCRIPTOR.services_by_name["MatchService"]
     handlers = {}
     for method in descriptor.methods:  # only the methods it plays; the rest answer UNIMPLEMENTED
@@ -197,4 +278,6 @@ async def serve() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(serve())
+    parser = argparse.ArgumentParser(description="our protocol over grpc.aio with no application")
+    parser.add_argument("--durable", metavar="FILE", help="commit each move's rows to this SQLite file first")
+    asyncio.run(serve(parser.parse_args().durable))

@@ -25,8 +25,11 @@ PEERS: dict[str, tuple[str, Sequence[str] | None]] = {
     "bgio-flatfile": ("boardgame.io, FlatFile", ("bgio_server.js", "flatfile")),
     "colyseus": ("Colyseus", ("colyseus_server.js",)),
     "bare": ("grpc.aio, no application", ()),  # bench/bare_server.py: our protocol's floor, our clients
+    "bare-durable": ("grpc.aio + SQLite commits, no application", ("--durable",)),  # its durable floor
 }
 FLOOR = "bare"
+DURABLE_FLOOR = "bare-durable"
+FLOORS = (FLOOR, DURABLE_FLOOR)
 
 
 @dataclass
@@ -43,7 +46,7 @@ class Served:
 
     def client(self, role: str, *args: str) -> Client:
         env = None
-        if self.name in ("ours", FLOOR) or self.tree is not None:  # our protocol (ours, the floor, another tree)
+        if self.name in ("ours", *FLOORS) or self.tree is not None:  # our protocol (ours, the floor, another tree)
             command = [sys.executable, "-m", "bench.peer_client", role, self.url]
             command += [self.admin, *args] if role in ("moves", "submit", "create") else list(args)
             if self.tree is not None:
@@ -73,17 +76,19 @@ def serve(name: str, folder: Path) -> Served:
         os.environ["BENCH_SPECTATORS"] = "1"  # bench.serve: 200 watchers from one address
         child = start_server(folder / "ours")
         return Served(name, child.pid, child.address, child.admin_token(), child=child)
-    args = [*node, str(folder / name)] if name == "bgio-flatfile" else list(node)
-    command = [sys.executable, "-m", "bench.bare_server"] if name == FLOOR else ["node", *args]
+    args = [*node, str(folder / name)] if name in ("bgio-flatfile", DURABLE_FLOOR) else list(node)
+    command = [sys.executable, "-m", "bench.bare_server", *args] if name in FLOORS else ["node", *args]
     log = folder / f"{name}.log"
+    cwd = _root() if name in FLOORS else PEERS_DIR
     with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=PEERS_DIR if node else _root(), stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
     give_up = time.monotonic() + 60
     while time.monotonic() < give_up:
         for line in log.read_text(errors="replace").splitlines():
             if line.startswith("listening on "):
                 address = line.split()[-1]
-                return Served(name, process.pid, address if name == FLOOR else "http://" + address, process=process)
+                url = address if name in FLOORS else "http://" + address
+                return Served(name, process.pid, url, process=process)
         if process.poll() is not None:
             break
         time.sleep(0.05)
