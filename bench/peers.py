@@ -247,7 +247,7 @@ def show(out: Measured) -> None:
             row.append(f"{theirs:,.1f}" if theirs is not None else "")
             row.append(f"{ours / theirs:.2f}" if ours is not None and theirs else "")
         table.add_row(*row)
-    Console(width=220).print(table)
+    Console(width=280).print(table)  # wide enough that no row wraps, with both floors
     for quantity, values in out.items():  # the targets beside what the floors cost (bench/bare_server.py)
         for name, floor, peer in _floors(quantity, values):
             print(f"{quantity}: {PEERS[name][0]} {floor:,.1f} µs, {floor / peer:.2f}x {PEERS['bgio-memory'][0]}")
