@@ -33,10 +33,11 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.figures import Figure
 from bench.peer_procs import DURABLE_FLOOR, FLOORS, PEERS, Client, Served, ask_all, close_all, npm_ready, serve
@@ -49,6 +50,8 @@ RATE = 20.0  # the fan-out mover's moves a second
 MODES = {0: "one long match", 3: "a new match every 6 moves"}
 JSON = Path(__file__).resolve().parent.parent / "var" / "bench.json"
 Measured = dict[str, dict[str, float]]  # quantity -> server -> value
+OUR_PROTOCOL = ("ours", *FLOORS)  # the servers whose clients are ours: a failure of theirs ends the run
+T = TypeVar("T")
 
 
 @contextmanager
@@ -63,6 +66,24 @@ def servers(folder: Path) -> Iterator[list[Served]]:
             server.stop()
 
 
+def _once_more(server: Served, run: Callable[[], T], restart: Callable[[], None]) -> T:
+    """`run()` (a window of `server`), and if a peer's client dies or goes quiet in it, `restart()` (its clients
+    started again) and `run()` once more, said on the console: boardgame.io once left a client 30 s without
+    an update, and that ended a 16-minute run. A failure of ours or of a floor ends the run: ours to see."""
+    try:
+        return run()
+    except (RuntimeError, TimeoutError) as exc:
+        if server.name in OUR_PROTOCOL:
+            raise
+        print(f"{PEERS[server.name][0]}: {exc}; its clients are started again and the window run once more", flush=True)
+        restart()
+        return run()
+
+
+def _moves_window(server: Served, fleets: dict[str, list[Client]], seconds: float) -> tuple[list[Any], float, float]:
+    return _window(server, fleets[server.name], {"go": seconds})  # the fleet as it is now: restarted or not
+
+
 def _window(server: Served, clients: list[Client], command: dict[str, Any]) -> tuple[list[Any], float, float]:
     cpu, began = cpu_seconds(server.pid), time.perf_counter()
     answers = ask_all(clients, command)
@@ -71,10 +92,17 @@ def _window(server: Served, clients: list[Client], command: dict[str, Any]) -> t
 
 def moves(running: list[Served], clients: int, rounds: int, windows: int, seconds: float, out: Measured) -> None:
     """Moves/s and CPU per move of each server (the median window), and ours' CreateMatch p99 at 8 clients."""
-    fleets = {}
+    fleets: dict[str, list[Client]] = {}
     for server in running:
         fleets[server.name] = [server.client("moves", str(rounds)) for _ in range(clients)]
     creator = running[0].client("create") if clients == 8 and rounds == 3 else None
+
+    def restart(server: Served) -> None:
+        close_all(fleets[server.name])
+        fleets[server.name] = [server.client("moves", str(rounds)) for _ in range(clients)]
+        for client in fleets[server.name]:
+            client.read(180)
+
     try:
         for fleet in fleets.values():
             for client in fleet:
@@ -87,7 +115,9 @@ def moves(running: list[Served], clients: int, rounds: int, windows: int, second
             for server in running[window % len(running) :] + running[: window % len(running)]:
                 if creator is not None and server.name == "ours":
                     creator.send({"go": seconds, "rate": 20})
-                answers, wall, cpu = _window(server, fleets[server.name], {"go": seconds})
+                answers, wall, cpu = _once_more(
+                    server, partial(_moves_window, server, fleets, seconds), partial(restart, server)
+                )
                 if creator is not None and server.name == "ours":
                     creates += creator.read()["lat"]
                 operations = sum(answer["ops"] for answer in answers)
@@ -111,37 +141,48 @@ def fanout(running: list[Served], watchers: int, windows: int, seconds: float, o
     """Delivery p50/p99 and server CPU per move per watcher of each server, `watchers` spectators (not the
     durable floor: a commit per move is not a watcher's cost)."""
     running = [server for server in running if server.name != DURABLE_FLOOR]
-    movers = {server.name: server.client("submit") for server in running}
+    movers: dict[str, Client] = {}
     crowds: dict[str, list[Client]] = {}
+
+    def start(server: Served) -> None:
+        """The server's mover (it creates the match) and its spectators, each process ready."""
+        mover = movers[server.name] = server.client("submit")
+        match = mover.read(60)["match"]
+        split = [watchers // WATCHER_PROCESSES + (i < watchers % WATCHER_PROCESSES) for i in range(WATCHER_PROCESSES)]
+        crowds[server.name] = [server.client("watch", match, str(n)) for n in split if n]
+        for client in crowds[server.name]:
+            client.read(180)
+
+    def restart(server: Served) -> None:
+        close_all([movers.pop(server.name), *crowds.pop(server.name, [])])
+        start(server)
+
+    def window(server: Served) -> tuple[float, float, float]:
+        """(delivery p99, p50, server CPU per move per watcher) of one window."""
+        cpu = cpu_seconds(server.pid)
+        mover = movers[server.name]
+        mover.send({"go": seconds, "rate": RATE})
+        sent = {int(key): at for key, at in mover.read()["sent"]}
+        answers = ask_all(crowds[server.name], {"until": max(sent)})
+        cpu = cpu_seconds(server.pid) - cpu
+        delays = []
+        for answer in answers:
+            for receipts in answer["receipts"]:
+                first: dict[int, float] = {}
+                for key, at in receipts:
+                    first.setdefault(int(key), at)
+                delays += [first[key] - sent[key] for key in sent if key in first]
+        delays.sort()
+        per_watcher = cpu / (len(sent) * watchers) * 1e6
+        return percentile(delays, 0.99) * 1000, percentile(delays, 0.5) * 1000, per_watcher
+
     try:
         for server in running:
-            match = movers[server.name].read(60)["match"]
-            split = [
-                watchers // WATCHER_PROCESSES + (i < watchers % WATCHER_PROCESSES) for i in range(WATCHER_PROCESSES)
-            ]
-            crowds[server.name] = [server.client("watch", match, str(n)) for n in split if n]
-        for crowd in crowds.values():
-            for client in crowd:
-                client.read(180)
+            start(server)
         seen: dict[str, list[tuple[float, float, float]]] = {server.name: [] for server in running}
-        for window in range(windows):
-            for server in running[window % len(running) :] + running[: window % len(running)]:
-                cpu = cpu_seconds(server.pid)
-                mover = movers[server.name]
-                mover.send({"go": seconds, "rate": RATE})
-                sent = {int(key): at for key, at in mover.read()["sent"]}
-                answers = ask_all(crowds[server.name], {"until": max(sent)})
-                cpu = cpu_seconds(server.pid) - cpu
-                delays = []
-                for answer in answers:
-                    for receipts in answer["receipts"]:
-                        first: dict[int, float] = {}
-                        for key, at in receipts:
-                            first.setdefault(int(key), at)
-                        delays += [first[key] - sent[key] for key in sent if key in first]
-                delays.sort()
-                per_watcher = cpu / (len(sent) * watchers) * 1e6
-                seen[server.name].append((percentile(delays, 0.99) * 1000, percentile(delays, 0.5) * 1000, per_watcher))
+        for turn in range(windows):
+            for server in running[turn % len(running) :] + running[: turn % len(running)]:
+                seen[server.name].append(_once_more(server, partial(window, server), partial(restart, server)))
         for name, got in seen.items():
             p99, p50, per_watcher = sorted(got)[len(got) // 2]
             out.setdefault(f"fan-out delivery p50, {watchers} watchers", {})[name] = p50
