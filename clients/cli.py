@@ -9,6 +9,8 @@ docs/AUDIT.md); without TLS they are sent only to a loopback address, unless --i
 from __future__ import annotations
 
 import argparse
+import contextlib
+import faulthandler
 import json
 import os
 import random
@@ -858,6 +860,7 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (MATCHCTL_DEBUG=1 re-raises, for a traceback)."""
+    _stacks_on_usr1()
     words = sys.argv[1:] if argv is None else argv
     words, program = _program_of(words)
     parser = build_parser(__doc__)
@@ -894,6 +897,16 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"matchctl: unexpected {type(exc).__name__}: {exc} (MATCHCTL_DEBUG=1 shows where)", file=sys.stderr)
         return 1
+
+
+def _stacks_on_usr1() -> None:
+    """`kill -USR1 PID`: every thread's stack on stderr, and matchctl goes on. A hung bridge or watch (long
+    lived, often unattended) says where it waits without being stopped. Not where stderr is no file (main()
+    called in a process whose stderr is captured) or off the main thread, where no handler can be set."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGUSR1"):
+        return
+    with contextlib.suppress(AttributeError, OSError, RuntimeError, ValueError):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 VALUED_OPTIONS = ("--server", "--var", "--ca")  # the options before a command that take a value

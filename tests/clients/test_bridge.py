@@ -6,9 +6,11 @@ back with "refused" (three times at most); a turn left unanswered is played by t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -62,12 +64,17 @@ class Bridges:
             try:
                 codes[seat] = process.wait(PLAYED)
             except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGUSR1)  # matchctl writes every thread's stack to its output
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(5)  # (time for the stacks to be written; it is not expected to end)
                 process.kill()
-                raise AssertionError(f"{seat}'s bridge did not end\n{self.output()}") from None
+                raise AssertionError(
+                    f"{seat}'s bridge did not end; its threads' stacks end its output\n{self.output()}"
+                ) from None
         return codes
 
     def output(self) -> str:
-        return "\n".join(f"--- {seat}\n{(self.tmp / f'{seat}.out').read_text()[-3000:]}" for seat in self.processes)
+        return "\n".join(f"--- {seat}\n{(self.tmp / f'{seat}.out').read_text()[-12000:]}" for seat in self.processes)
 
     def log(self, match_id: str, seat: str) -> str:
         return (self.var / "bot-logs" / match_id / f"{seat}.log").read_text()
