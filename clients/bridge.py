@@ -45,6 +45,8 @@ EOF_WAIT = 1.0  # seconds a program is given to exit by itself once its stdin is
 STOP_WAIT = 5.0  # seconds a program is given to exit once terminated, before it is killed
 RESUMABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED)
 NOTE = "-- bridge: "  # the bridge's own lines in a seat's log
+READER = "play-stream-reader"  # the thread that reads a seat's Play stream
+READER_WAIT = 30.0  # seconds: a bound on a hang; a closed stream's reader leaves at once
 
 Say = Callable[[str], None]
 
@@ -281,7 +283,8 @@ class SeatBridge:
             if self.stopping.is_set():
                 session.close()
             messages: queue.Queue[Any] = queue.Queue()  # from the stream's reader: messages, an error, _CLOSED
-            threading.Thread(target=self._read, args=(session, messages), daemon=True).start()
+            reader = threading.Thread(target=self._read, args=(session, messages), daemon=True, name=READER)
+            reader.start()
             try:
                 ended = self._play(session, messages)
             except grpc.RpcError as exc:
@@ -295,6 +298,10 @@ class SeatBridge:
                 continue
             finally:
                 session.close()
+                # The reader leaves the call before anything else. Still inside it as the process exited, it
+                # woke holding the call's lock and was frozen there, and gRPC's finalizer of the call then
+                # waited for that lock for good: a bridge said the match was over and never exited.
+                reader.join(READER_WAIT)
                 version = max(version, session.version)
             if ended is not None:
                 return ended

@@ -13,11 +13,13 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clients import bridge
 from clients.credentials import Credentials
 from server.clock import ManualClock
 from tests.kit.seats import PLAYERS
@@ -339,3 +341,36 @@ def test_the_echo_bot_in_bots_md_is_the_committed_one() -> None:
     assert shown[-1] in ECHO_BOT.read_text()
     line = json.loads(" ".join(re.findall(r"```json\n(.*?)```", section, re.S)[0].splitlines()))
     assert set(line) == LINE_FIELDS and list(line)[-1] == "example"
+
+
+class SlowToLeave(bridge.SeatBridge):
+    """A seat bridge whose stream reader takes a moment to leave once the stream has ended: as a reader does
+    on loaded cores, woken by the stream's end but not yet run."""
+
+    def _read(self, session: Any, messages: Any) -> None:
+        super()._read(session, messages)
+        threading.Event().wait(0.5)
+
+
+def test_a_seat_bridge_returns_only_once_its_stream_reader_has_left(
+    server: ServerThread, bridges: Bridges, tmp_path: Path
+) -> None:
+    """A bridge said the match was over and never exited (once in about 250 bridged matches on loaded cores):
+    its stream reader, still inside the gRPC call as the process exited, was frozen holding the call's lock,
+    and gRPC's finalizer of the call waited for that lock for good. A seat bridge's `run` now returns only
+    once its reader has left. Ann is bridged in this process (the reader slow to leave), bob by matchctl."""
+    client = server.client()
+    match_id, _host, ann, bob = seat_duel(client, seed=3)
+    Credentials().set_player(server.address, match_id, "bob", bob)
+    bridges.start(match_id, "bob", ["sh", str(ECHO_BOT)])
+    program = bridge.Program(["sh", str(ECHO_BOT)], tmp_path / "ann.log")
+    said: list[str] = []
+    seat = SlowToLeave(client, match_id, ann, program, seat="ann", say=said.append)
+    try:
+        ended = seat.run()
+    finally:
+        program.close()
+    assert ended is not None and ended.version > 0, said
+    readers = [thread for thread in threading.enumerate() if thread.name == bridge.READER and thread.is_alive()]
+    assert readers == [], said
+    assert bridges.wait() == {"bob": 0}, bridges.output()
