@@ -41,16 +41,9 @@ class PlaySession:
         self._requests: queue.Queue[Any] = queue.Queue()
         start = pb.PlayStart(match_id=match_id, player=player, from_version=from_version, bundle=bundle)
         self._requests.put(pb.PlayRequest(start=start))
-        self._call = client.stub.Play(self._outgoing(), metadata=client._auth(token))
+        self._call = client.stub.Play(_outgoing(self._requests), metadata=client._auth(token))
         self.version = from_version  # the last version an Update carried
         self.ended: pb.Ended | None = None
-
-    def _outgoing(self) -> Iterator[pb.PlayRequest]:
-        while True:
-            request = self._requests.get()
-            if request is _CLOSE:
-                return
-            yield request
 
     def __iter__(self) -> Iterator[pb.PlayResponse]:
         for received in self._call:
@@ -87,6 +80,18 @@ class PlaySession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _outgoing(requests: queue.Queue[Any]) -> Iterator[pb.PlayRequest]:
+    """The requests a session sends, as gRPC's own thread takes them. A function of the queue, not a method:
+    that thread may still hold it as the process exits, and through a method it kept the session's call
+    alive into the interpreter's finalization, where gRPC's finalizer of the call waited for good on a lock
+    a frozen thread held (a bridge said the match was over and never exited)."""
+    while True:
+        request = requests.get()
+        if request is _CLOSE:
+            return
+        yield request
 
 
 def play_seat(
