@@ -355,7 +355,7 @@ class SlowToLeave(bridge.SeatBridge):
 def test_a_seat_bridge_returns_only_once_its_stream_reader_has_left(
     server: ServerThread, bridges: Bridges, tmp_path: Path
 ) -> None:
-    """A bridge said the match was over and never exited (once in about 250 bridged matches on loaded cores):
+    """A bridge said the match was over and never exited (once in 22 runs of this file on loaded cores):
     its stream reader, still inside the gRPC call as the process exited, was frozen holding the call's lock,
     and gRPC's finalizer of the call waited for that lock for good. A seat bridge's `run` now returns only
     once its reader has left. Ann is bridged in this process (the reader slow to leave), bob by matchctl."""
